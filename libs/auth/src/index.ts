@@ -1,0 +1,31 @@
+export { actingAgent, assertAgentAllowed } from './acting-agent.ts';
+export {
+  canAdmin,
+  canModify,
+  canRead,
+  canRelabel,
+  canWriteScope,
+  handoffAgents,
+  requireAdmin,
+  requireModify,
+} from './authorization.ts';
+export type { AdminArea, MemoryAccessFacts, RelabelChange } from './authorization.ts';
+export { bearerToken, constantTimeEqual, displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
+export { KEY_CACHE_TTL_MS, KeyAuthenticator } from './key-authenticator.ts';
+export type { KeyAuthenticatorOptions } from './key-authenticator.ts';
+export {
+  CONTENT_TRUST,
+  contentRank,
+  isContentTrust,
+  isPrincipalTrust,
+  isPrivileged,
+  isSystem,
+  PRINCIPAL_TRUST,
+  principalRank,
+} from './principal.ts';
+export type { ContentTrust, Principal, PrincipalTrust } from './principal.ts';
+export { rateLimitSubject } from './rate-limit-subject.ts';
+export { readerOf, whereVisible } from './visibility.ts';
+export type { Reader } from './visibility.ts';
+export { decideWrite } from './write-policy.ts';
+export type { Scope, WriteDecision, WriteDecisionInput } from './write-policy.ts';

@@ -1,0 +1,58 @@
+/** Principal trust levels, lowest first (DESIGN.md section 5). */
+export const PRINCIPAL_TRUST = ['untrusted', 'internal', 'privileged', 'system'] as const;
+export type PrincipalTrust = (typeof PRINCIPAL_TRUST)[number];
+
+/** Content trust labels; untrusted and unknown rank lowest. */
+export const CONTENT_TRUST = ['untrusted', 'unknown', 'internal', 'privileged', 'system'] as const;
+export type ContentTrust = (typeof CONTENT_TRUST)[number];
+
+/** The authenticated caller of one request. */
+export interface Principal {
+  readonly projectId: string;
+  /** api_keys.key_id, or "bootstrap" for SERVICE_API_KEY. */
+  readonly keyId: string;
+  readonly trust: PrincipalTrust;
+  /** When set, the key acts only as this agent. */
+  readonly boundAgentId?: string | undefined;
+  /** The bootstrap key: creates projects and keys in any project. */
+  readonly instanceAdmin: boolean;
+}
+
+const PRINCIPAL_RANK: Record<PrincipalTrust, number> = {
+  untrusted: 0,
+  internal: 1,
+  privileged: 2,
+  system: 3,
+};
+const CONTENT_RANK: Record<ContentTrust, number> = {
+  untrusted: 0,
+  unknown: 0,
+  internal: 1,
+  privileged: 2,
+  system: 3,
+};
+
+export function principalRank(t: PrincipalTrust): number {
+  return PRINCIPAL_RANK[t];
+}
+
+export function contentRank(t: ContentTrust): number {
+  return CONTENT_RANK[t];
+}
+
+export function isPrincipalTrust(v: string): v is PrincipalTrust {
+  return (PRINCIPAL_TRUST as readonly string[]).includes(v);
+}
+
+export function isContentTrust(v: string): v is ContentTrust {
+  return (CONTENT_TRUST as readonly string[]).includes(v);
+}
+
+/** privileged or system: reads everything in the project, relabels, /security/*. */
+export function isPrivileged(p: Principal): boolean {
+  return PRINCIPAL_RANK[p.trust] >= PRINCIPAL_RANK.privileged;
+}
+
+export function isSystem(p: Principal): boolean {
+  return p.trust === 'system';
+}

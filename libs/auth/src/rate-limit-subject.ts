@@ -1,0 +1,25 @@
+import type { Principal } from './principal.ts';
+
+/** Request fields that name the acting agent, in order of preference. */
+const AGENT_FIELDS = ['agent_id', 'voter_agent_id', 'source_agent_id'] as const;
+
+/**
+ * Whom a request is counted against (DESIGN.md section 5): the project, and the acting agent: the
+ * bound agent, else the agent the request names, else the key itself. No key is exempt.
+ */
+export function rateLimitSubject(
+  principal: Principal,
+  request: unknown,
+): { projectId: string; agent: string } {
+  if (principal.boundAgentId !== undefined) {
+    return { projectId: principal.projectId, agent: principal.boundAgentId };
+  }
+  if (typeof request === 'object' && request !== null) {
+    const fields = request as Record<string, unknown>;
+    for (const f of AGENT_FIELDS) {
+      const v = fields[f];
+      if (typeof v === 'string' && v !== '') return { projectId: principal.projectId, agent: v };
+    }
+  }
+  return { projectId: principal.projectId, agent: `key:${principal.keyId}` };
+}

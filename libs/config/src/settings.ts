@@ -1,0 +1,229 @@
+import { bool, ConfigError, int, loadConfig, num, oneOf, optionalStr, str, type ConfigOf } from './schema.ts';
+
+const policyAction = ['reject', 'redact', 'flag', 'allow'] as const;
+
+/**
+ * Every Engram setting (DESIGN.md section 10). One schema for the suite, so a setting means the same
+ * thing in every process and docs/configuration.md is generated from one place.
+ */
+export const engramSchema = {
+  // Storage and transport
+  databaseUrl: optionalStr(
+    'DATABASE_URL',
+    'PostgreSQL primary (with pgvector). Unset: embedded PGlite in ENGRAM_DATA_DIR.',
+    { secret: true },
+  ),
+  databaseReadUrl: optionalStr(
+    'DATABASE_READ_URL',
+    'Optional read replica for read paths; audit writes always go to the primary.',
+    { secret: true },
+  ),
+  databasePoolMax: int('DATABASE_POOL_MAX', 'Connections per process to each database.', {
+    default: 10,
+    min: 1,
+    max: 200,
+  }),
+  dataDir: str('ENGRAM_DATA_DIR', 'Embedded data directory (PGlite files, generated keys).', {
+    default: './data',
+  }),
+  host: str('ENGRAM_HOST', 'Address the HTTP and gRPC listeners bind to.', { default: '127.0.0.1' }),
+  httpPort: int('ENGRAM_HTTP_PORT', 'Gateway REST port (0 picks a free port).', {
+    default: 8080,
+    min: 0,
+    max: 65535,
+  }),
+  grpcPort: int('ENGRAM_GRPC_PORT', 'gRPC port of this process (embedded: all services on one port).', {
+    default: 50051,
+    min: 0,
+    max: 65535,
+  }),
+  natsUrl: optionalStr('NATS_URL', 'NATS server with JetStream for audit events. Unset: in-process bus.'),
+  natsStream: str('NATS_STREAM', 'JetStream stream of audit events.', { default: 'ENGRAM_AUDIT' }),
+  redisUrl: optionalStr(
+    'REDIS_URL',
+    'Redis for rate limits shared across instances. Unset: in-process limits.',
+  ),
+  ingestSecurityAddr: str('INGEST_SECURITY_ADDR', 'host:port of ingest-security (distributed mode).', {
+    default: '127.0.0.1:50052',
+  }),
+  memoryStoreAddr: str('MEMORY_STORE_ADDR', 'host:port of memory-store (distributed mode).', {
+    default: '127.0.0.1:50053',
+  }),
+  retrievalRankingAddr: str('RETRIEVAL_RANKING_ADDR', 'host:port of retrieval-ranking (distributed mode).', {
+    default: '127.0.0.1:50054',
+  }),
+  aceFeedbackAddr: str('ACE_FEEDBACK_ADDR', 'host:port of ace-feedback (distributed mode).', {
+    default: '127.0.0.1:50055',
+  }),
+  securityAdminAddr: str('SECURITY_ADMIN_ADDR', 'host:port of security-admin (distributed mode).', {
+    default: '127.0.0.1:50056',
+  }),
+  logLevel: oneOf(
+    'LOG_LEVEL',
+    'pino log level.',
+    ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+    { default: 'info' },
+  ),
+  shutdownTimeoutMs: int(
+    'SHUTDOWN_TIMEOUT_MS',
+    'Graceful shutdown deadline before connections are forced closed.',
+    { default: 10000, min: 0 },
+  ),
+
+  // Keys
+  serviceApiKey: optionalStr(
+    'SERVICE_API_KEY',
+    'Bootstrap key: system trust in project "default", the instance administrator.',
+    { secret: true },
+  ),
+  serviceIntegrityKey: optionalStr(
+    'SERVICE_INTEGRITY_KEY',
+    'HMAC key for memory signatures; falls back to SERVICE_API_KEY.',
+    { secret: true },
+  ),
+  internalToken: optionalStr(
+    'ENGRAM_INTERNAL_TOKEN',
+    'Shared secret services present to each other on internal RPCs (required when distributed).',
+    { secret: true },
+  ),
+
+  // Stage 1 limits
+  contentMaxLength: int('CONTENT_MAX_LENGTH', 'Maximum content length in characters.', {
+    default: 50000,
+    min: 1,
+  }),
+  metadataMaxDepth: int('METADATA_MAX_DEPTH', 'Maximum metadata nesting depth.', { default: 5, min: 1 }),
+  metadataMaxKeys: int('METADATA_MAX_KEYS', 'Maximum metadata keys at all levels together.', {
+    default: 50,
+    min: 0,
+  }),
+
+  // Content policy
+  contentPolicyPii: oneOf('CONTENT_POLICY_PII', 'Action on personal data (ssn, email).', policyAction, {
+    default: 'flag',
+  }),
+  contentPolicySecrets: oneOf(
+    'CONTENT_POLICY_SECRETS',
+    'Action on secrets (payment_card, api_key, password).',
+    policyAction,
+    { default: 'reject' },
+  ),
+  contentPolicyInjection: oneOf('CONTENT_POLICY_INJECTION', 'Action on prompt injection.', policyAction, {
+    default: 'flag',
+  }),
+  contentPolicyInjectionGlobalScope: oneOf(
+    'CONTENT_POLICY_INJECTION_GLOBAL_SCOPE',
+    'Action on injection entering global scope; inherit uses CONTENT_POLICY_INJECTION.',
+    [...policyAction, 'inherit'],
+    { default: 'reject' },
+  ),
+  enableLlmInjectionClassifier: bool(
+    'ENABLE_LLM_INJECTION_CLASSIFIER',
+    'Stage 4: ask an OpenAI-compatible chat model.',
+    { default: false },
+  ),
+  injectionClassifierBaseUrl: optionalStr(
+    'INJECTION_CLASSIFIER_BASE_URL',
+    'Stage 4 endpoint base URL (…/v1).',
+  ),
+  injectionClassifierApiKey: optionalStr('INJECTION_CLASSIFIER_API_KEY', 'Stage 4 API key.', {
+    secret: true,
+  }),
+  injectionClassifierModel: str('INJECTION_CLASSIFIER_MODEL', 'Stage 4 model name.', {
+    default: 'gpt-4o-mini',
+  }),
+  injectionClassifierConfidenceThreshold: num(
+    'INJECTION_CLASSIFIER_CONFIDENCE_THRESHOLD',
+    'Stage 4 flag threshold (>= 0.8 always rejects).',
+    { default: 0.7, min: 0, max: 1 },
+  ),
+  injectionClassifierTimeoutMs: int(
+    'INJECTION_CLASSIFIER_TIMEOUT_MS',
+    'Stage 4 timeout; on timeout the regex verdict stands.',
+    { default: 2000, min: 1 },
+  ),
+
+  // Integrity
+  integrityReadMode: oneOf(
+    'INTEGRITY_READ_MODE',
+    'What reads do with a row whose signature fails.',
+    ['drop', 'flag', 'off'],
+    { default: 'drop' },
+  ),
+  integrityRequireSigned: bool('INTEGRITY_REQUIRE_SIGNED', 'Treat unsigned rows as failing.', {
+    default: false,
+  }),
+
+  // Authorization and ranking
+  enableTrustLevels: bool('ENABLE_TRUST_LEVELS', 'Forbid internal principals from writing global scope.', {
+    default: false,
+  }),
+  enableTrustWeightedRanking: bool(
+    'ENABLE_TRUST_WEIGHTED_RANKING',
+    'Fuse similarity with trust, votes, recency and provenance.',
+    { default: false },
+  ),
+  rankingWSimilarity: num('RANKING_W_SIMILARITY', 'Weight of cosine similarity.', {
+    default: 0.6,
+    min: 0,
+    max: 1,
+  }),
+  rankingWTrust: num('RANKING_W_TRUST', 'Weight of content trust.', { default: 0.1, min: 0, max: 1 }),
+  rankingWEffectiveness: num('RANKING_W_EFFECTIVENESS', 'Weight of vote effectiveness.', {
+    default: 0.15,
+    min: 0,
+    max: 1,
+  }),
+  rankingWRecency: num('RANKING_W_RECENCY', 'Weight of temporal decay.', { default: 0.1, min: 0, max: 1 }),
+  rankingWProvenance: num('RANKING_W_PROVENANCE', 'Weight of provenance depth.', {
+    default: 0.05,
+    min: 0,
+    max: 1,
+  }),
+  rateLimitProjectPerMinute: int('RATE_LIMIT_PROJECT_PER_MINUTE', 'Requests per minute per project.', {
+    default: 1200,
+    min: 1,
+  }),
+  rateLimitAgentPerMinute: int('RATE_LIMIT_AGENT_PER_MINUTE', 'Requests per minute per acting agent.', {
+    default: 300,
+    min: 1,
+  }),
+
+  // Embeddings
+  embeddingProvider: oneOf('EMBEDDING_PROVIDER', 'Embedding provider.', ['local', 'openai', 'hash'], {
+    default: 'local',
+  }),
+  embeddingModel: str('EMBEDDING_MODEL', 'Model name for local or openai.', {
+    default: 'Xenova/all-MiniLM-L6-v2',
+  }),
+  embeddingModelPath: optionalStr(
+    'EMBEDDING_MODEL_PATH',
+    'Directory holding the local model (air-gapped installs).',
+  ),
+  embeddingDimensions: int(
+    'EMBEDDING_DIMENSIONS',
+    'Vector dimensions (hash provider; must match the model otherwise).',
+    { default: 384, min: 8, max: 4096 },
+  ),
+  embeddingBaseUrl: optionalStr('EMBEDDING_BASE_URL', 'OpenAI-compatible embeddings base URL (…/v1).'),
+  embeddingApiKey: optionalStr('EMBEDDING_API_KEY', 'OpenAI-compatible embeddings API key.', {
+    secret: true,
+  }),
+} as const;
+
+export type EngramConfig = ConfigOf<typeof engramSchema>;
+
+/** Loads and cross-checks the settings; throws ConfigError naming the variable on the first problem. */
+export function loadEngramConfig(env: Readonly<Record<string, string | undefined>>): EngramConfig {
+  const cfg = loadConfig(engramSchema, env);
+  const sum =
+    cfg.rankingWSimilarity +
+    cfg.rankingWTrust +
+    cfg.rankingWEffectiveness +
+    cfg.rankingWRecency +
+    cfg.rankingWProvenance;
+  if (Math.abs(sum - 1) > 1e-6) {
+    throw new ConfigError('RANKING_W_*', `weights must sum to 1.0, they sum to ${sum.toFixed(4)}`);
+  }
+  return cfg;
+}

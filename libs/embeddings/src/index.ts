@@ -1,0 +1,14 @@
+export { createEmbedder, LOCAL_FALLBACK_WARNING } from './create-embedder.ts';
+export type { EmbedderSettings } from './create-embedder.ts';
+export type { Embedder, EmbeddingProvider, EmbeddingSpace } from './embedder.ts';
+export { EmbeddingError } from './embedding-error.ts';
+export type { EmbeddingErrorKind } from './embedding-error.ts';
+export { DEFAULT_HASH_DIMENSIONS, HASH_MODEL, HashEmbedder } from './hash-embedder.ts';
+export type { HashEmbedderOptions } from './hash-embedder.ts';
+export { LOCAL_BATCH, LocalEmbedder, LocalModelUnavailableError } from './local-embedder.ts';
+export type { LocalEmbedderOptions } from './local-embedder.ts';
+export { DEFAULT_EMBEDDING_TIMEOUT_MS, OPENAI_MAX_BATCH, OpenAiEmbedder } from './openai-embedder.ts';
+export type { OpenAiEmbedderOptions } from './openai-embedder.ts';
+export { tokenize } from './tokenize.ts';
+export type { Token, TokenKind } from './tokenize.ts';
+export { vectorLiteral } from './vector-literal.ts';

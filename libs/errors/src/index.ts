@@ -1,0 +1,15 @@
+export {
+  ConflictError,
+  EngramError,
+  findCause,
+  hasCause,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitedError,
+  SecurityRejectedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnimplementedError,
+} from './domain-errors.ts';
+export type { CanonicalCode, DetectionInfo, FieldViolation } from './domain-errors.ts';

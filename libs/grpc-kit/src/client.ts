@@ -1,0 +1,53 @@
+import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
+
+export const INTERNAL_TOKEN_HEADER = 'x-engram-internal-token';
+
+const CLIENT_OPTIONS = {
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  'grpc.max_send_message_length': 16 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 60_000,
+};
+
+type ClientCtor<C> = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+  options?: object,
+) => C;
+
+export function createClient<C extends Client>(ctor: ClientCtor<C>, address: string): C {
+  return new ctor(address, credentials.createInsecure(), CLIENT_OPTIONS);
+}
+
+/**
+ * Metadata for a call made on behalf of the current caller: the caller's key and request id travel
+ * on, plus the internal service token when the target method is internal.
+ */
+export function forwardMetadata(incoming: Metadata, internalToken?: string): Metadata {
+  const md = new Metadata();
+  for (const key of ['authorization', 'x-request-id', 'x-engram-channel']) {
+    const v = incoming.get(key)[0];
+    if (typeof v === 'string') md.set(key, v);
+  }
+  if (internalToken) md.set(INTERNAL_TOKEN_HEADER, internalToken);
+  return md;
+}
+
+/** Calls a unary client method as a promise; UNAVAILABLE from the transport stays a ServiceError. */
+export function unary<Req, Res>(
+  fn: (
+    req: Req,
+    md: Metadata,
+    opts: { deadline: Date },
+    cb: (err: ServiceError | null, res: Res) => void,
+  ) => unknown,
+  req: Req,
+  md: Metadata,
+  timeoutMs = 30_000,
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    fn(req, md, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
+      if (err) reject(err);
+      else resolve(res);
+    });
+  });
+}

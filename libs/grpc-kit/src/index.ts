@@ -1,0 +1,18 @@
+export { bindService } from './bind-service.ts';
+export type { BindOptions, CallContext, HandlersOf, StreamHandler, UnaryHandler } from './bind-service.ts';
+export { createClient, forwardMetadata, INTERNAL_TOKEN_HEADER, unary } from './client.ts';
+export { HealthStatus, ServingStatus } from './health.ts';
+export { Runtime } from './runtime.ts';
+export { createGrpcServer, listen, shutdownServer } from './server.ts';
+export type { ServiceRegistration } from './server.ts';
+export { decodeStatusDetails, ERROR_DOMAIN, isServiceError, toStatus } from './status-details.ts';
+export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
+export { enforceRateLimit, limitsPerMinute } from './rate-limit/rate-limiter.ts';
+export type {
+  RateLimiter,
+  RateLimits,
+  RateLimitSubject,
+  RateLimitVerdict,
+} from './rate-limit/rate-limiter.ts';
+export { RedisRateLimiter } from './rate-limit/redis-rate-limiter.ts';
+export type { RedisRateLimiterOptions } from './rate-limit/redis-rate-limiter.ts';

@@ -1,0 +1,132 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '@engram/logger';
+import { MemoryRateLimiter } from './memory-rate-limiter.ts';
+import type { RateLimiter, RateLimits, RateLimitSubject, RateLimitVerdict } from './rate-limiter.ts';
+
+/**
+ * One atomic admission on Redis: fixed windows on the Redis server's clock (so every instance agrees
+ * on the window), agent checked first so a refused agent spends nothing of its project's budget.
+ * KEYS: project counter prefix, agent counter prefix. ARGV: window ms, project limit, agent limit.
+ * Returns {allowed 0|1, scope 0 project|1 agent, limit, remaining, reset ms}.
+ */
+const ADMIT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local windowMs = tonumber(ARGV[1])
+local plimit = tonumber(ARGV[2])
+local alimit = tonumber(ARGV[3])
+local w = math.floor(now / windowMs)
+local reset = (w + 1) * windowMs - now
+local pkey = KEYS[1] .. ':' .. w
+local akey = KEYS[2] .. ':' .. w
+local a = tonumber(redis.call('GET', akey) or '0')
+if a >= alimit then return {0, 1, alimit, 0, reset} end
+local p = tonumber(redis.call('GET', pkey) or '0')
+if p >= plimit then return {0, 0, plimit, 0, reset} end
+a = redis.call('INCR', akey)
+redis.call('PEXPIRE', akey, reset + 1000)
+p = redis.call('INCR', pkey)
+redis.call('PEXPIRE', pkey, reset + 1000)
+if alimit - a <= plimit - p then return {1, 1, alimit, alimit - a, reset} end
+return {1, 0, plimit, plimit - p, reset}
+`;
+
+const WARN_EVERY_MS = 30_000;
+const FIRST_CONNECT_WAIT_MS = 2_000;
+
+export interface RedisRateLimiterOptions {
+  readonly url: string;
+  readonly limits: RateLimits;
+  readonly logger: Logger;
+  /** Prefix of every counter key (tests use one per run). */
+  readonly keyPrefix?: string;
+  /** How long one admission may wait for Redis before falling back (default 250 ms). */
+  readonly commandTimeoutMs?: number;
+}
+
+/**
+ * Rate limits shared by every instance through Redis. When Redis is unreachable or slow the limiter
+ * falls back to counting in this process (it fails open to per-process limits, never to none) and
+ * logs a warning at most every 30 s; it returns to Redis by itself when Redis is back.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly fallback: MemoryRateLimiter;
+  private readonly prefix: string;
+  private lastWarning = 0;
+  /** Until the first connection, admissions wait for it (briefly) instead of falling back at once. */
+  private firstConnection: Promise<void> | undefined;
+
+  constructor(private readonly opts: RedisRateLimiterOptions) {
+    this.prefix = opts.keyPrefix ?? 'engram:rl:';
+    this.fallback = new MemoryRateLimiter(opts.limits);
+    this.redis = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: opts.commandTimeoutMs ?? 250,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+      lazyConnect: false,
+    });
+    this.redis.on('error', (err: unknown) => this.warn(err));
+    this.firstConnection = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, FIRST_CONNECT_WAIT_MS);
+      timer.unref();
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }).then(() => {
+      this.firstConnection = undefined;
+    });
+  }
+
+  async check(subject: RateLimitSubject): Promise<RateLimitVerdict> {
+    const { limits } = this.opts;
+    if (this.firstConnection !== undefined) await this.firstConnection;
+    try {
+      const raw = await this.redis.eval(
+        ADMIT_SCRIPT,
+        2,
+        `${this.prefix}p:${subject.projectId}`,
+        `${this.prefix}a:${subject.projectId}:${subject.agent}`,
+        limits.windowMs,
+        limits.projectPerWindow,
+        limits.agentPerWindow,
+      );
+      return parseVerdict(raw);
+    } catch (err) {
+      this.warn(err);
+      return this.fallback.checkSync(subject);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+    await this.fallback.close();
+  }
+
+  private warn(err: unknown): void {
+    const t = Date.now();
+    if (t - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = t;
+    this.opts.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'Redis unavailable: rate limits are counted per process until it is back',
+    );
+  }
+}
+
+function parseVerdict(raw: unknown): RateLimitVerdict {
+  if (!Array.isArray(raw) || raw.length !== 5 || !raw.every((v) => typeof v === 'number')) {
+    throw new Error('unexpected reply of the rate-limit script');
+  }
+  const [allowed, scope, limit, remaining, resetMs] = raw;
+  return {
+    allowed: allowed === 1,
+    scope: scope === 1 ? 'agent' : 'project',
+    limit: limit ?? 0,
+    remaining: Math.max(0, remaining ?? 0),
+    resetMs: resetMs ?? 0,
+  };
+}

@@ -1,0 +1,166 @@
+import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { EngramError, InvalidArgumentError, RateLimitedError, SecurityRejectedError } from '@engram/errors';
+import type { Any } from '@engram/proto/google/protobuf/any';
+import type { Duration } from '@engram/proto/google/protobuf/duration';
+import { BadRequest, ErrorInfo, RetryInfo } from '@engram/proto/google/rpc/error_details';
+import { Status as RpcStatus } from '@engram/proto/google/rpc/status';
+import { Detection } from '@engram/proto/engram/memory/v1/memory';
+
+export const ERROR_DOMAIN = 'engram.dev';
+const DETAILS_KEY = 'grpc-status-details-bin';
+const TYPE_PREFIX = 'type.googleapis.com/';
+
+const CODES: Record<EngramError['code'], Status> = {
+  INVALID_ARGUMENT: Status.INVALID_ARGUMENT,
+  FAILED_PRECONDITION: Status.FAILED_PRECONDITION,
+  UNAUTHENTICATED: Status.UNAUTHENTICATED,
+  PERMISSION_DENIED: Status.PERMISSION_DENIED,
+  NOT_FOUND: Status.NOT_FOUND,
+  ALREADY_EXISTS: Status.ALREADY_EXISTS,
+  RESOURCE_EXHAUSTED: Status.RESOURCE_EXHAUSTED,
+  UNIMPLEMENTED: Status.UNIMPLEMENTED,
+  UNAVAILABLE: Status.UNAVAILABLE,
+  DEADLINE_EXCEEDED: Status.DEADLINE_EXCEEDED,
+  INTERNAL: Status.INTERNAL,
+};
+
+function pack(typeName: string, value: Uint8Array): Any {
+  return { type_url: TYPE_PREFIX + typeName, value: Buffer.from(value) };
+}
+
+/** The google.rpc details of a domain error: ErrorInfo always, plus BadRequest / RetryInfo / detections. */
+function detailsOf(err: EngramError): Any[] {
+  const details: Any[] = [
+    pack(
+      'google.rpc.ErrorInfo',
+      ErrorInfo.encode({ reason: err.reason, domain: ERROR_DOMAIN, metadata: { ...err.metadata } }).finish(),
+    ),
+  ];
+  if (err instanceof InvalidArgumentError && err.fieldViolations.length > 0) {
+    const field_violations = err.fieldViolations.map((v) => ({
+      field: v.field,
+      description: v.description,
+      reason: v.reason ?? '',
+    }));
+    details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations }).finish()));
+  }
+  if (err instanceof RateLimitedError) {
+    const seconds = Math.floor(err.retryAfterMs / 1000);
+    const retry_delay: Duration = { seconds, nanos: (err.retryAfterMs % 1000) * 1e6 };
+    details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay }).finish()));
+  }
+  if (err instanceof SecurityRejectedError) {
+    for (const d of err.detections) {
+      details.push(
+        pack(
+          'engram.memory.v1.Detection',
+          Detection.encode({
+            category: d.category,
+            type: d.type,
+            action: d.action,
+            stage: d.stage,
+            start: d.start,
+            end: d.end,
+          }).finish(),
+        ),
+      );
+    }
+  }
+  return details;
+}
+
+/** A gRPC error that came from another Engram service; passed through unchanged. */
+export function isServiceError(err: unknown): err is ServiceError {
+  return (
+    err instanceof Error &&
+    typeof (err as Partial<ServiceError>).code === 'number' &&
+    (err as Partial<ServiceError>).metadata instanceof Metadata
+  );
+}
+
+/**
+ * Maps any thrown value to the status sent to the client. Domain errors keep their message and get
+ * rich details; errors relayed from another service pass through; anything else becomes INTERNAL with
+ * a generic message (the cause is logged by the caller, never sent).
+ */
+export function toStatus(err: unknown): Partial<StatusObject> & { code: Status } {
+  if (err instanceof EngramError) {
+    const code = CODES[err.code];
+    const metadata = new Metadata();
+    const rpcStatus = RpcStatus.encode({ code, message: err.message, details: detailsOf(err) }).finish();
+    metadata.set(DETAILS_KEY, Buffer.from(rpcStatus));
+    return { code, details: err.message, metadata };
+  }
+  if (isServiceError(err)) {
+    const metadata = new Metadata();
+    const bin = err.metadata.get(DETAILS_KEY);
+    for (const value of bin) metadata.add(DETAILS_KEY, value);
+    if (err.code === Status.INTERNAL || err.code === Status.UNKNOWN) {
+      return { code: Status.INTERNAL, details: 'internal error', metadata };
+    }
+    return { code: err.code, details: err.details, metadata };
+  }
+  if (isDependencyDown(err))
+    return { code: Status.UNAVAILABLE, details: 'a dependency is unavailable, retry later' };
+  return { code: Status.INTERNAL, details: 'internal error' };
+}
+
+const DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '42P01',
+]);
+
+/**
+ * A database or network dependency that is down or not ready (connection refused or reset, server
+ * shutting down, pool acquisition timeout, schema not yet migrated by its owner): 503, retry later.
+ */
+function isDependencyDown(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  let cur: unknown = err;
+  while (cur instanceof Error && !seen.has(cur)) {
+    seen.add(cur);
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && (DOWN_CODES.has(code) || code.startsWith('08'))) return true;
+    if (cur.name === 'KnexTimeoutError') return true;
+    cur = cur.cause;
+  }
+  return false;
+}
+
+/** Decodes the rich details a status carries (for service-to-service callers and tests). */
+export function decodeStatusDetails(err: ServiceError): {
+  reason?: string;
+  /** ErrorInfo.metadata (for RATE_LIMITED: scope, limit, remaining, reset_seconds). */
+  metadata: Record<string, string>;
+  /** RetryInfo.retry_delay in milliseconds, when present. */
+  retryDelayMs?: number;
+  fieldViolations: { field: string; description: string; reason: string }[];
+  detections: Detection[];
+} {
+  const out: ReturnType<typeof decodeStatusDetails> = { metadata: {}, fieldViolations: [], detections: [] };
+  const bin = err.metadata.get(DETAILS_KEY)[0];
+  if (!(bin instanceof Buffer)) return out;
+  const status = RpcStatus.decode(bin);
+  for (const any of status.details) {
+    const type = any.type_url.slice(any.type_url.lastIndexOf('/') + 1);
+    if (type === 'google.rpc.ErrorInfo') {
+      const info = ErrorInfo.decode(any.value);
+      out.reason = info.reason;
+      out.metadata = { ...info.metadata };
+    } else if (type === 'google.rpc.RetryInfo') {
+      const d = RetryInfo.decode(any.value).retry_delay;
+      if (d !== undefined) out.retryDelayMs = d.seconds * 1000 + Math.round(d.nanos / 1e6);
+    }
+    if (type === 'google.rpc.BadRequest')
+      out.fieldViolations.push(...BadRequest.decode(any.value).field_violations);
+    else if (type === 'engram.memory.v1.Detection') out.detections.push(Detection.decode(any.value));
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+import type { Knex } from 'knex';
+
+export interface Effectiveness {
+  readonly helpful: number;
+  readonly harmful: number;
+  /** (helpful - harmful) / (helpful + harmful + 1), in [-1, 1]. */
+  readonly score: number;
+}
+
+export function effectivenessScore(helpful: number, harmful: number): number {
+  return (helpful - harmful) / (helpful + harmful + 1);
+}
+
+/**
+ * SQL for the effectiveness of `memories.id` (a correlated sub-select on memory_votes, owned by
+ * ace-feedback), for ORDER BY and WHERE clauses of reads.
+ */
+export const EFFECTIVENESS_SQL = `coalesce((select (count(*) filter (where v.vote = 'helpful') - count(*) filter (where v.vote = 'harmful'))::float8
+  / (count(*) + 1) from memory_votes v where v.project_id = memories.project_id and v.memory_id = memories.id), 0)`;
+
+/** Vote counts and effectiveness of the given memories of one project (0/0/0 when unvoted). */
+export async function loadEffectiveness(
+  knex: Knex,
+  projectId: string,
+  memoryIds: readonly string[],
+): Promise<Map<string, Effectiveness>> {
+  const out = new Map<string, Effectiveness>();
+  if (memoryIds.length === 0) return out;
+  const rows: { memory_id: string; helpful: string | number; harmful: string | number }[] = await knex(
+    'memory_votes',
+  )
+    .select('memory_id')
+    .select(knex.raw(`count(*) filter (where vote = 'helpful') as helpful`))
+    .select(knex.raw(`count(*) filter (where vote = 'harmful') as harmful`))
+    .where('project_id', projectId)
+    .whereIn('memory_id', [...memoryIds])
+    .groupBy('memory_id');
+  for (const r of rows) {
+    const helpful = Number(r.helpful);
+    const harmful = Number(r.harmful);
+    out.set(r.memory_id, { helpful, harmful, score: effectivenessScore(helpful, harmful) });
+  }
+  return out;
+}

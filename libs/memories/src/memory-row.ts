@@ -1,0 +1,82 @@
+import type { StoredMemory } from './stored-memory.ts';
+
+/** Columns every memory read selects (never the embedding or the tsvector). */
+export const MEMORY_COLUMNS = [
+  'id',
+  'project_id',
+  'namespace',
+  'agent_id',
+  'content',
+  'memory_type',
+  'scope',
+  'trust_level',
+  'metadata',
+  'content_flags',
+  'shared_with',
+  'is_deprecated',
+  'superseded_by',
+  'deprecation_reason',
+  'session_id',
+  'sequence_number',
+  'entity_id',
+  'error_pattern',
+  'source_trajectory_id',
+  'integrity_hash',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface MemoryRow {
+  id: string;
+  project_id: string;
+  namespace: string;
+  agent_id: string;
+  content: string;
+  memory_type: string;
+  scope: string;
+  trust_level: string;
+  metadata: Record<string, unknown> | string | null;
+  content_flags: string[] | null;
+  shared_with: string[] | null;
+  is_deprecated: boolean;
+  superseded_by: string | null;
+  deprecation_reason: string | null;
+  session_id: string | null;
+  sequence_number: string | number | null;
+  entity_id: string | null;
+  error_pattern: string | null;
+  source_trajectory_id: string | null;
+  integrity_hash: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export function memoryFromRow(r: MemoryRow): StoredMemory {
+  return {
+    id: r.id,
+    project_id: r.project_id,
+    namespace: r.namespace,
+    agent_id: r.agent_id,
+    content: r.content,
+    memory_type: r.memory_type,
+    scope: r.scope,
+    trust_level: r.trust_level,
+    metadata:
+      typeof r.metadata === 'string'
+        ? (JSON.parse(r.metadata) as Record<string, unknown>)
+        : (r.metadata ?? {}),
+    content_flags: r.content_flags ?? [],
+    shared_with: r.shared_with ?? [],
+    is_deprecated: r.is_deprecated,
+    superseded_by: r.superseded_by,
+    deprecation_reason: r.deprecation_reason,
+    session_id: r.session_id,
+    sequence_number: r.sequence_number === null ? null : Number(r.sequence_number),
+    entity_id: r.entity_id,
+    error_pattern: r.error_pattern,
+    source_trajectory_id: r.source_trajectory_id,
+    integrity_hash: r.integrity_hash,
+    created_at: new Date(r.created_at),
+    updated_at: new Date(r.updated_at),
+  };
+}

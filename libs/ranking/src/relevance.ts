@@ -1,0 +1,28 @@
+/** RANKING_W_* (DESIGN.md section 7); they sum to 1.0 (checked by the config lib at startup). */
+export interface RankingWeights {
+  readonly similarity: number;
+  readonly trust: number;
+  readonly effectiveness: number;
+  readonly recency: number;
+  readonly provenance: number;
+}
+
+/** The five signals of one memory, each in [0, 1] except similarity (cosine, in [-1, 1]). */
+export interface RankingSignals {
+  readonly similarity: number;
+  readonly trust: number;
+  readonly effectiveness: number;
+  readonly recency: number;
+  readonly provenance: number;
+}
+
+/** relevance_score = w_sim*similarity + w_trust*trust + w_votes*effectiveness + w_recency*decay + w_prov*depth. */
+export function relevanceScore(w: RankingWeights, s: RankingSignals): number {
+  return (
+    w.similarity * s.similarity +
+    w.trust * s.trust +
+    w.effectiveness * s.effectiveness +
+    w.recency * s.recency +
+    w.provenance * s.provenance
+  );
+}

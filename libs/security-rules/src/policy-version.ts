@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { EngramConfig } from '@engram/config';
+import { canonicalJson } from '@engram/integrity';
+
+/** Version of the scanner rules; bump with every change to a detection rule. */
+export const SCANNER_RULES_VERSION = 'stages1-4-2026.11.21.1';
+
+/** The policy settings that decide a verdict; their hash is the policy_version. */
+export function policySettings(config: EngramConfig) {
+  return {
+    content_policy: {
+      pii: config.contentPolicyPii,
+      secrets: config.contentPolicySecrets,
+      injection: config.contentPolicyInjection,
+      injection_global_scope: config.contentPolicyInjectionGlobalScope,
+    },
+    limits: {
+      content_max_length: config.contentMaxLength,
+      metadata_max_depth: config.metadataMaxDepth,
+      metadata_max_keys: config.metadataMaxKeys,
+    },
+    llm_classifier: {
+      enabled: config.enableLlmInjectionClassifier,
+      model: config.injectionClassifierModel,
+      base_url: config.injectionClassifierBaseUrl ?? null,
+      threshold: config.injectionClassifierConfidenceThreshold,
+    },
+    enable_trust_levels: config.enableTrustLevels,
+    scanner_rules_version: SCANNER_RULES_VERSION,
+  };
+}
+
+/** sha256 of the canonical JSON of the policy settings and the scanner rules version (DESIGN.md 6.9). */
+export function computePolicyVersion(config: EngramConfig): string {
+  return createHash('sha256')
+    .update(canonicalJson(policySettings(config)))
+    .digest('hex');
+}

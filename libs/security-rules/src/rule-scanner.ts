@@ -1,0 +1,115 @@
+import RE2 from 're2';
+import type { DetectionCategory, Finding } from './detection.ts';
+
+/**
+ * One detection rule: an RE2 pattern (linear time, no backtracking) and an optional check of each
+ * match that a regular expression cannot express (Luhn, placeholders, boundaries).
+ */
+export interface Rule {
+  readonly category: DetectionCategory;
+  readonly type: string;
+  /** RE2 syntax. Matched case-insensitively unless caseSensitive. */
+  readonly pattern: string;
+  readonly caseSensitive?: boolean;
+  /**
+   * Accepts or refuses one match; may narrow it to a sub-span (e.g. the value of an assignment).
+   * Returns undefined to refuse.
+   */
+  readonly accept?: (text: string, start: number, end: number) => { start: number; end: number } | undefined;
+}
+
+interface Compiled {
+  readonly rule: Rule;
+  readonly re: RE2;
+}
+
+/**
+ * Rules per RE2.Set. One set over all ~80 rules needs a DFA larger than RE2's state cache: the cache
+ * is flushed and rebuilt mid-scan and latency turns bimodal (measured on the bench corpora: p99
+ * 2.3 ms per item). Measured per set size (2 KB median / corpus p99, µs): 16 -> 31 / 111,
+ * 24 -> 22 / 89, 32 -> 18 / 71, 48 -> 14 / 86. 32 keeps both low.
+ */
+const RULES_PER_SET = 32;
+
+/** At most this many findings per rule and text: enough to redact, bounded on hostile input. */
+const MAX_FINDINGS_PER_RULE = 256;
+
+/** RE2 syntax for a rule with its case mode inline, so rules of both modes share one set. */
+function inlineSource(rule: Rule): string {
+  return rule.caseSensitive ? rule.pattern : `(?i:${rule.pattern})`;
+}
+
+/**
+ * Scans texts with a fixed rule set. A text first goes through one RE2.Set pass (every rule at
+ * once, one linear DFA scan over its UTF-8 bytes); only the rules that matched run again, on the
+ * string, to find their spans. Benign text, the common case, costs that single pass.
+ */
+export class RuleScanner {
+  private readonly compiled: Compiled[];
+  private readonly sets: { set: InstanceType<typeof RE2.Set>; offset: number }[] = [];
+
+  constructor(rules: readonly Rule[], setSize = RULES_PER_SET) {
+    this.compiled = rules.map((rule) => ({ rule, re: new RE2(inlineSource(rule), 'gu') }));
+    for (let offset = 0; offset < rules.length; offset += setSize) {
+      const set = new RE2.Set(rules.slice(offset, offset + setSize).map(inlineSource), 'u');
+      this.sets.push({ set, offset });
+    }
+  }
+
+  /**
+   * Indices of the rules that match somewhere in the bytes. An RE2.Set runs only on a DFA; if
+   * that DFA runs out of memory on a hostile input, RE2.Set throws rather than answer wrongly,
+   * and every rule of that set becomes a candidate (each single RE2 regex falls back to its NFA,
+   * still linear), so no input can blind the scanner.
+   */
+  private candidates(bytes: Buffer): number[] {
+    const out: number[] = [];
+    for (const { set, offset } of this.sets) {
+      try {
+        for (const i of set.match(bytes)) out.push(offset + i);
+      } catch {
+        for (let i = 0; i < set.size; i++) out.push(offset + i);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every accepted match of every rule, in rule order then text order. The text is converted to
+   * UTF-8 once; matches are found on those bytes and their offsets mapped back to UTF-16 (identity
+   * for ASCII text, the common case).
+   */
+  scan(text: string): Finding[] {
+    if (text.length === 0) return [];
+    const bytes = Buffer.from(text, 'utf8');
+    const hits = this.candidates(bytes);
+    if (hits.length === 0) return [];
+    const toUtf16 =
+      bytes.length === text.length ? (b: number) => b : (b: number) => bytes.toString('utf8', 0, b).length;
+    const findings: Finding[] = [];
+    for (const i of hits) {
+      const c = this.compiled[i];
+      if (!c) continue;
+      const { rule, re } = c;
+      re.lastIndex = 0;
+      let count = 0;
+      let m: ReturnType<typeof re.exec> | null;
+      while (count < MAX_FINDINGS_PER_RULE && (m = re.exec(bytes)) !== null) {
+        const byteStart = m.index;
+        const byteEnd = byteStart + m[0].length;
+        if (byteEnd === byteStart) {
+          re.lastIndex = byteEnd + 1;
+          continue;
+        }
+        const start = toUtf16(byteStart);
+        const end = toUtf16(byteEnd);
+        const span = rule.accept ? rule.accept(text, start, end) : { start, end };
+        if (span) {
+          findings.push({ category: rule.category, type: rule.type, start: span.start, end: span.end });
+          count++;
+        }
+      }
+    }
+    return findings;
+  }
+}

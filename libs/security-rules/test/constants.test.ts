@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { DEFAULT_SCOPE_BY_TYPE, MEMORY_TYPES, SCOPES, TRUST_LEVELS } from '../src/index.ts';
+
+describe('vocabulary', () => {
+  it('has a default scope for every memory type, and never agent-shared', () => {
+    assert.equal(MEMORY_TYPES.length, 9);
+    for (const t of MEMORY_TYPES) {
+      assert.ok(SCOPES.includes(DEFAULT_SCOPE_BY_TYPE[t]));
+      assert.notEqual(DEFAULT_SCOPE_BY_TYPE[t], 'agent-shared');
+    }
+  });
+
+  it('keeps the older private kinds private', () => {
+    assert.deepEqual(
+      MEMORY_TYPES.filter((t) => DEFAULT_SCOPE_BY_TYPE[t] === 'agent-private'),
+      ['standard', 'progress', 'episodic'],
+    );
+  });
+
+  it('orders trust labels lowest first', () => {
+    assert.deepEqual([...TRUST_LEVELS], ['untrusted', 'unknown', 'internal', 'privileged', 'system']);
+  });
+});

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ManagedProcess } from './child-process.ts';
+import { freePort, portOpen } from './free-port.ts';
+import { ApiClient } from './http-client.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const SERVICES = [
+  'memory-store',
+  'ingest-security',
+  'retrieval-ranking',
+  'ace-feedback',
+  'security-admin',
+] as const;
+
+export interface DistributedEngram {
+  readonly baseUrl: string;
+  readonly admin: ApiClient;
+  readonly adminKey: string;
+  readonly integrityKey: string;
+  readonly processes: Map<string, ManagedProcess>;
+  readonly addresses: Record<string, string>;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+async function waitReady(baseUrl: string, procs: ManagedProcess[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const dead = procs.find((p) => !p.running);
+    if (dead) throw new Error(`${dead.name} exited during startup\n${dead.tail()}`);
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms\n${procs.map((p) => p.tail()).join('\n')}`);
+}
+
+/**
+ * The suite as six separate processes (five gRPC services and the gateway), each configured only by
+ * environment, against a PostgreSQL database and a NATS server: what `scripts/run-distributed` runs.
+ */
+export async function startDistributed(opts: {
+  databaseUrl: string;
+  natsUrl?: string;
+  natsStream?: string;
+  env?: Record<string, string>;
+}): Promise<DistributedEngram> {
+  const adminKey = 'egk_e2e_' + randomBytes(24).toString('base64url');
+  const integrityKey = randomBytes(32).toString('base64url');
+  const addresses: Record<string, string> = {};
+  for (const s of SERVICES) addresses[s] = `127.0.0.1:${await freePort()}`;
+  const httpPort = await freePort();
+  const common: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl,
+    NATS_STREAM: opts.natsStream,
+    SERVICE_API_KEY: adminKey,
+    SERVICE_INTEGRITY_KEY: integrityKey,
+    ENGRAM_INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
+    EMBEDDING_PROVIDER: 'hash',
+    LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'warn',
+    DATABASE_POOL_MAX: '4',
+    INGEST_SECURITY_ADDR: addresses['ingest-security'],
+    MEMORY_STORE_ADDR: addresses['memory-store'],
+    RETRIEVAL_RANKING_ADDR: addresses['retrieval-ranking'],
+    ACE_FEEDBACK_ADDR: addresses['ace-feedback'],
+    SECURITY_ADMIN_ADDR: addresses['security-admin'],
+    ENGRAM_HTTP_PORT: String(httpPort),
+    ...opts.env,
+  };
+  const processes = new Map<string, ManagedProcess>();
+  const spawnService = (name: string, port: string) =>
+    ManagedProcess.spawn(
+      name,
+      process.execPath,
+      ['--import', 'tsx', `services/${name}/src/main.ts`],
+      { ...common, ENGRAM_GRPC_PORT: port },
+      ROOT,
+    );
+  // memory-store first: it owns the schema the others read.
+  const store = spawnService('memory-store', addresses['memory-store']!.split(':')[1]!);
+  processes.set('memory-store', store);
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const stopAll = async () => {
+    await Promise.all([...processes.values()].reverse().map((p) => p.stop()));
+  };
+  try {
+    await waitForPort(store, Number(addresses['memory-store']!.split(':')[1]), 60_000);
+    for (const s of SERVICES.slice(1)) processes.set(s, spawnService(s, addresses[s]!.split(':')[1]!));
+    processes.set('gateway', spawnService('gateway', '0'));
+    await waitReady(baseUrl, [...processes.values()], 60_000);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return {
+    baseUrl,
+    admin: new ApiClient(baseUrl, adminKey),
+    adminKey,
+    integrityKey,
+    processes,
+    addresses,
+    logs: () => [...processes.values()].map((p) => p.tail()).join('\n'),
+    stop: stopAll,
+  };
+}
+
+async function waitForPort(p: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await portOpen(port)) return;
+    if (!p.running) throw new Error(`${p.name} exited during startup\n${p.tail()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${p.name} did not start in ${timeoutMs} ms\n${p.tail()}`);
+}

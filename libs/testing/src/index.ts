@@ -1,0 +1,13 @@
+export { startTestEngram } from './embedded-engram.ts';
+export type { TestEngram } from './embedded-engram.ts';
+export { ENGINES } from './engines.ts';
+export type { TestEngine } from './engines.ts';
+export { ApiClient } from './http-client.ts';
+export type { ApiResponse } from './http-client.ts';
+export { createTestDatabase, testServerUrl } from './postgres.ts';
+export type { TestDatabase } from './postgres.ts';
+export { ManagedProcess } from './child-process.ts';
+export { SERVICES, startDistributed } from './distributed-engram.ts';
+export type { DistributedEngram } from './distributed-engram.ts';
+export { freePort } from './free-port.ts';
+export { TestNatsServer } from './nats-server.ts';

@@ -1,0 +1,115 @@
+import type { ApiClient } from '@engram/testing';
+import { memoryText, queryText } from './corpus.ts';
+import { DIALOGUE, QUESTIONS } from './conversation.ts';
+import { BENCH_NAMESPACE } from './bulk-load.ts';
+import { runLoad, type LoadResult } from './stats.ts';
+
+export const BATCH_ITEMS = 20;
+
+async function ok(res: Promise<Response>): Promise<boolean> {
+  const r = await res;
+  await r.arrayBuffer();
+  return r.status === 200;
+}
+
+function post(api: ApiClient, path: string, body: unknown): Promise<Response> {
+  return fetch(api.baseUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+export interface WriteResults {
+  readonly add1: LoadResult;
+  readonly add32: LoadResult;
+  readonly batch1: LoadResult;
+  readonly batch32: LoadResult;
+}
+
+/** add and add_batch (20 items) through the gateway at 1 and 32 concurrent clients; fresh content each time. */
+export async function benchWrites(api: ApiClient, scale = 1): Promise<WriteResults> {
+  let seq = 10_000_000;
+  const item = () => {
+    const i = seq++;
+    return { content: `${memoryText(i)} (write ${i})`, agent_id: `writer-${i % 32}`, namespace: 'writes' };
+  };
+  const add = () => ok(post(api, '/memories/add', item()));
+  const batch = () =>
+    ok(post(api, '/memories/add_batch', { items: Array.from({ length: BATCH_ITEMS }, item) }));
+  // Warm-up: connections, key cache, JIT.
+  await runLoad(4, 50, add);
+  return {
+    add1: await runLoad(1, 300 * scale, add),
+    add32: await runLoad(32, 2000 * scale, add),
+    batch1: await runLoad(1, 30 * scale, batch, BATCH_ITEMS),
+    batch32: await runLoad(32, 150 * scale, batch, BATCH_ITEMS),
+  };
+}
+
+export interface QueryResults {
+  readonly query1: LoadResult;
+  readonly query16: LoadResult;
+  readonly hybrid1: LoadResult;
+  readonly hybrid16: LoadResult;
+}
+
+/** query and hybrid_query (top_k 10, an internal agent key: visibility in the SQL) at 1 and 16 clients. */
+export async function benchQueries(reader: ApiClient, size: number): Promise<QueryResults> {
+  const body = (i: number) => ({
+    query: queryText((i * 7919) % size, i),
+    namespace: BENCH_NAMESPACE,
+    top_k: 10,
+  });
+  const q = (path: string) => (i: number) => ok(post(reader, path, body(i)));
+  await runLoad(4, 100, q('/memories/query'));
+  await runLoad(4, 100, q('/memories/hybrid_query'));
+  return {
+    query1: await runLoad(1, 300, q('/memories/query')),
+    query16: await runLoad(16, 2000, q('/memories/query')),
+    hybrid1: await runLoad(1, 300, q('/memories/hybrid_query')),
+    hybrid16: await runLoad(16, 1000, q('/memories/hybrid_query')),
+  };
+}
+
+export interface QualityResults {
+  /** recall@k of the evidence, averaged over questions, per path and k. */
+  readonly recall: Record<string, Record<number, number>>;
+  readonly questions: number;
+}
+
+/** Writes the dialogue as episodic memories of one agent, then asks every question. */
+export async function benchQuality(api: ApiClient): Promise<QualityResults> {
+  const ids: string[] = [];
+  for (const [i, turn] of DIALOGUE.entries()) {
+    const res = await api.post<{ id: string }>('/memories/add', {
+      content: turn,
+      agent_id: 'assistant',
+      namespace: 'conversation',
+      memory_type: 'episodic',
+      session_id: 'chat-1',
+      sequence_number: i,
+    });
+    if (res.status !== 200) throw new Error(`quality set write failed: ${res.text}`);
+    ids.push(res.body.id);
+  }
+  const recall: Record<string, Record<number, number>> = {};
+  for (const path of ['/memories/query', '/memories/hybrid_query']) {
+    recall[path] = {};
+    for (const k of [1, 3, 5]) {
+      let sum = 0;
+      for (const q of QUESTIONS) {
+        const res = await api.post<{ memories: { id: string }[] }>(path, {
+          query: q.question,
+          agent_id: 'assistant',
+          namespace: 'conversation',
+          top_k: k,
+        });
+        const got = new Set(res.body.memories.map((m) => m.id));
+        sum += q.evidence.filter((e) => got.has(ids[e]!)).length / q.evidence.length;
+      }
+      recall[path][k] = sum / QUESTIONS.length;
+    }
+  }
+  return { recall, questions: QUESTIONS.length };
+}

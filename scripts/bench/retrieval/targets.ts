@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbedded } from '@engram/all-in-one';
+import { loadEngramConfig } from '@engram/config';
+import { createLogger } from '@engram/logger';
+import { ApiClient, freePort, ManagedProcess } from '@engram/testing';
+import type { Knex } from 'knex';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** No rate limit gets in the way of a load test. */
+export const BENCH_ENV = {
+  RATE_LIMIT_PROJECT_PER_MINUTE: '100000000',
+  RATE_LIMIT_AGENT_PER_MINUTE: '100000000',
+  EMBEDDING_PROVIDER: 'hash',
+  LOG_LEVEL: 'warn',
+};
+
+async function waitReady(baseUrl: string, proc: ManagedProcess): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (!proc.running) throw new Error(`${proc.name} exited during startup\n${proc.tail()}`);
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${proc.name} not ready\n${proc.tail()}`);
+}
+
+/**
+ * The embedded suite (all services, gateway and PGlite in one process, `make start`) in a child
+ * process on a data directory that outlives it, so rows can be bulk-loaded in between runs.
+ */
+export class EmbeddedTarget {
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
+  readonly adminKey = 'egk_bench_' + randomBytes(24).toString('base64url');
+  readonly integrityKey = randomBytes(32).toString('base64url');
+  private readonly internalToken = randomBytes(24).toString('base64url');
+  private proc: ManagedProcess | undefined;
+
+  private env(httpPort: string, grpcPort: string): Record<string, string> {
+    return {
+      ...BENCH_ENV,
+      ENGRAM_DATA_DIR: this.dataDir,
+      ENGRAM_HTTP_PORT: httpPort,
+      ENGRAM_GRPC_PORT: grpcPort,
+      SERVICE_API_KEY: this.adminKey,
+      SERVICE_INTEGRITY_KEY: this.integrityKey,
+      ENGRAM_INTERNAL_TOKEN: this.internalToken,
+    };
+  }
+
+  /** Starts the child process and returns a system-key client of its gateway. */
+  async start(): Promise<ApiClient> {
+    const http = await freePort();
+    const grpc = await freePort();
+    this.proc = ManagedProcess.spawn(
+      'engram-embedded',
+      process.execPath,
+      ['--import', 'tsx', 'services/all-in-one/src/main.ts'],
+      { PATH: process.env.PATH, HOME: process.env.HOME, ...this.env(String(http), String(grpc)) },
+      ROOT,
+    );
+    const baseUrl = `http://127.0.0.1:${http}`;
+    await waitReady(baseUrl, this.proc);
+    return new ApiClient(baseUrl, this.adminKey);
+  }
+
+  async stop(): Promise<void> {
+    await this.proc?.stop(60_000);
+    this.proc = undefined;
+  }
+
+  /** Opens the data directory in this process (the child must be stopped) and runs `fn` on it. */
+  async withDatabase(fn: (knex: Knex) => Promise<void>): Promise<void> {
+    const config = loadEngramConfig(this.env('0', '0'));
+    const engram = await startEmbedded(config, createLogger({ service: 'bench', level: 'warn' }));
+    try {
+      await fn(engram.platform.db.knex);
+    } finally {
+      await engram.stop();
+    }
+  }
+
+  remove(): void {
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

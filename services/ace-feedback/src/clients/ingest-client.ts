@@ -1,0 +1,33 @@
+import type { Metadata } from '@grpc/grpc-js';
+import { createClient, forwardMetadata, unary } from '@engram/grpc-kit';
+import {
+  IngestServiceClient,
+  type IngestInternalRequest,
+  type IngestInternalResponse,
+} from '@engram/proto/engram/ingest/v1/ingest';
+import type { WritePipeline } from '../domain/ports.ts';
+
+/** ingest-security's IngestInternal over gRPC, with the caller's key and the internal service token. */
+export class GrpcWritePipeline implements WritePipeline {
+  private clientInstance: IngestServiceClient | undefined;
+
+  /** address: "host:port", or a function giving it once known (embedded mode listens on port 0). */
+  constructor(
+    private readonly address: () => string,
+    private readonly internalToken: string,
+  ) {}
+
+  private get client(): IngestServiceClient {
+    this.clientInstance ??= createClient(IngestServiceClient, this.address());
+    return this.clientInstance;
+  }
+
+  async ingest(req: IngestInternalRequest, caller: unknown): Promise<IngestInternalResponse> {
+    const md = forwardMetadata(caller as Metadata, this.internalToken);
+    return unary(this.client.ingestInternal.bind(this.client), req, md);
+  }
+
+  close(): void {
+    this.clientInstance?.close();
+  }
+}

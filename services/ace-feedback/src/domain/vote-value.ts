@@ -1,0 +1,2 @@
+/** A vote on a memory. */
+export type VoteValue = 'helpful' | 'harmful';

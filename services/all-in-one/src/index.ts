@@ -1,0 +1,2 @@
+export { startEmbedded } from './embedded.ts';
+export type { Embedded } from './embedded.ts';

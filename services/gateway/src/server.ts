@@ -1,0 +1,203 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { readDescriptorSet } from '@engram/proto/descriptor';
+import { runWithRequestContext, type Logger } from '@engram/logger';
+import type { Registry as MetricsRegistry } from 'prom-client';
+import { ClientAbortedError, DEFAULT_MAX_BODY_BYTES } from './body-reader.ts';
+import { answerClientError } from './client-error.ts';
+import { writeError } from './error-writer.ts';
+import { GatewayError, internalError, methodNotAllowed, routeNotFound } from './gateway-error.ts';
+import { createGatewayMetrics } from './metrics.ts';
+import { checkReadiness, READINESS_TIMEOUT_MS } from './readiness.ts';
+import { pickRequestId } from './request-id.ts';
+import { RouteTable, type Route } from './route-table.ts';
+import { transcode, type TranscodeDeps } from './transcode.ts';
+import { UpstreamPool } from './upstream.ts';
+
+export interface GatewayDeps {
+  /** The descriptor registry; built from `descriptorSet` (or the one `buf build` wrote) when absent. */
+  readonly registry?: FileRegistry;
+  /** A binary google.protobuf.FileDescriptorSet. */
+  readonly descriptorSet?: Uint8Array;
+  /** Proto service full name -> "host:port". */
+  readonly upstreams: Readonly<Record<string, string>>;
+  readonly logger: Logger;
+  /** Where /metrics comes from; a new registry when absent. */
+  readonly metrics?: MetricsRegistry;
+  /** How long close() waits for in-flight requests (default 10 s). */
+  readonly shutdownTimeoutMs?: number;
+  /** Deadline of unary upstream calls (default 30 s). */
+  readonly unaryTimeoutMs?: number;
+  /** Request body limit (default 8 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Per-upstream health check timeout of /readyz (default 1 s). */
+  readonly readinessTimeoutMs?: number;
+}
+
+export interface Gateway {
+  /** The HTTP server; not listening (main.ts or the test listens). */
+  readonly server: Server;
+  readonly routes: readonly Route[];
+  /** Stops accepting, waits for in-flight requests (up to the shutdown timeout), closes channels. */
+  close(): Promise<void>;
+}
+
+/** Creates the REST gateway: the route table from the descriptors, one channel per upstream. */
+export function createGateway(deps: GatewayDeps): Gateway {
+  const registry =
+    deps.registry ??
+    createFileRegistry(fromBinary(FileDescriptorSetSchema, deps.descriptorSet ?? readDescriptorSet()));
+  const table = RouteTable.fromRegistry(registry);
+  const pool = new UpstreamPool(deps.upstreams);
+  const metrics = createGatewayMetrics(deps.metrics);
+  const log = deps.logger.child({ component: 'gateway' });
+  const transcodeDeps: TranscodeDeps = {
+    registry,
+    pool,
+    unaryTimeoutMs: deps.unaryTimeoutMs ?? 30_000,
+    maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  };
+  const unrouted = [...new Set(table.routes.map((r) => r.service.typeName))].filter(
+    (s) => !pool.hasService(s),
+  );
+  if (unrouted.length > 0)
+    log.warn({ services: unrouted }, 'services with REST routes but no upstream address');
+
+  let closing = false;
+  const builtins = new Map<string, (res: ServerResponse) => Promise<void> | void>([
+    ['/healthz', (res) => writeJson(res, 200, { status: 'ok' })],
+    [
+      '/readyz',
+      async (res) => {
+        const report = await checkReadiness(pool, deps.readinessTimeoutMs ?? READINESS_TIMEOUT_MS);
+        const ready = report.ready && !closing;
+        writeJson(res, ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not_ready',
+          upstreams: report.upstreams,
+        });
+      },
+    ],
+    [
+      '/metrics',
+      async (res) => {
+        const text = await metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+        res.end(text);
+      },
+    ],
+  ]);
+
+  async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    label: (r: string) => void,
+  ) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    const method = req.method ?? 'GET';
+    const builtin = builtins.get(rawPath);
+    if (builtin !== undefined) {
+      label(rawPath);
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(['GET', 'HEAD']);
+      return builtin(res);
+    }
+    const found = table.lookup(method, rawPath);
+    if (found.kind === 'not_found') throw routeNotFound();
+    if (found.kind === 'method_not_allowed') throw methodNotAllowed(found.allow);
+    label(found.route.pattern);
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    await transcode(transcodeDeps, req, res, {
+      route: found.route,
+      variables: found.variables,
+      query,
+      requestId,
+    });
+  }
+
+  /** Writes the error; 5xx are logged (with the upstream's status, which never reaches the client). */
+  function fail(res: ServerResponse, err: unknown, route: string) {
+    if (err instanceof ClientAbortedError) return void res.destroy();
+    const gwErr = err instanceof GatewayError ? err : internalError(err);
+    if (gwErr.httpStatus >= 500) {
+      const cause = gwErr.cause as { code?: unknown; details?: unknown } | undefined;
+      if (typeof cause?.code === 'number') {
+        log.warn(
+          { route, reason: gwErr.reason, grpc_code: cause.code, grpc_details: cause.details },
+          'upstream error',
+        );
+      } else if (gwErr.reason === 'INTERNAL') {
+        log.error({ route, err: cause }, 'gateway error');
+      } else {
+        log.warn({ route, reason: gwErr.reason }, 'upstream error');
+      }
+    }
+    writeError(res, gwErr);
+  }
+
+  const server = createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = pickRequestId(req.headers['x-request-id']);
+    res.setHeader('x-request-id', requestId);
+    if (closing) res.setHeader('connection', 'close');
+    let route = 'unmatched';
+    res.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const status = res.writableFinished ? res.statusCode : 499;
+      metrics.observe(req.method ?? 'GET', route, status, seconds);
+      log.info(
+        {
+          method: req.method,
+          route,
+          status,
+          duration_ms: Math.round(seconds * 1e4) / 10,
+          request_id: requestId,
+        },
+        'request',
+      );
+      if (closing) server.closeIdleConnections();
+    });
+    runWithRequestContext({ requestId }, () => {
+      dispatch(req, res, requestId, (r) => (route = r)).catch((err: unknown) => fail(res, err, route));
+    });
+  });
+
+  server.on('clientError', answerClientError);
+
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    routes: table.routes,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            server.closeAllConnections();
+            resolve();
+          }, deps.shutdownTimeoutMs ?? 10_000);
+          timer.unref();
+          server.close(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+          server.closeIdleConnections();
+        });
+        pool.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fromBinary, toBinary, toJson, type Registry } from '@bufbuild/protobuf';
+import { Metadata } from '@grpc/grpc-js';
+import { hasBody, isJsonContentType, readBody } from './body-reader.ts';
+import { errorFromGrpc, writeError } from './error-writer.ts';
+import { GatewayError, internalError, unsupportedMediaType, upstreamUnavailable } from './gateway-error.ts';
+import { relayNdjson } from './ndjson-stream.ts';
+import { bindRequest } from './request-binding.ts';
+import type { Route } from './route-table.ts';
+import type { UpstreamPool } from './upstream.ts';
+
+/** What the transcoder needs; built once by createGateway. */
+export interface TranscodeDeps {
+  readonly registry: Registry;
+  readonly pool: UpstreamPool;
+  readonly unaryTimeoutMs: number;
+  readonly maxBodyBytes: number;
+}
+
+export interface RouteCall {
+  readonly route: Route;
+  readonly variables: ReadonlyMap<string, string>;
+  readonly query: URLSearchParams;
+  readonly requestId: string;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** The metadata every upstream call carries: the caller's key, the request id, the channel. */
+function upstreamMetadata(req: IncomingMessage, requestId: string): Metadata {
+  const md = new Metadata();
+  const auth = req.headers.authorization;
+  // A value grpc-js cannot carry is dropped; the upstream then answers UNAUTHENTICATED.
+  if (auth !== undefined && PRINTABLE_ASCII.test(auth)) md.set('authorization', auth);
+  md.set('x-request-id', requestId);
+  md.set('x-engram-channel', 'rest');
+  return md;
+}
+
+/**
+ * Serves one matched route: reads and binds the request, calls the RPC and writes the JSON answer
+ * (or the NDJSON stream). Client mistakes throw 4xx GatewayErrors; upstream failures are mapped
+ * by the error table. Resolves when the response is complete.
+ */
+export async function transcode(
+  deps: TranscodeDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: RouteCall,
+): Promise<void> {
+  const { route } = call;
+  let body: Buffer | undefined;
+  if (route.body !== '') {
+    if (hasBody(req) && !isJsonContentType(req.headers['content-type'])) throw unsupportedMediaType();
+    body = await readBody(req, deps.maxBodyBytes);
+  }
+  const message = bindRequest({ route, variables: call.variables, query: call.query, body }, deps.registry);
+  const bytes = toBinary(route.method.input, message);
+  const service = route.service.typeName;
+  if (!deps.pool.hasService(service)) throw upstreamUnavailable();
+  const metadata = upstreamMetadata(req, call.requestId);
+  const render = (raw: Buffer) => {
+    const json = toJson(route.method.output, fromBinary(route.method.output, raw), {
+      registry: deps.registry,
+      useProtoFieldName: true,
+      alwaysEmitImplicit: true,
+    });
+    const picked =
+      route.responseField === undefined ? json : (json as Record<string, unknown>)[route.responseField.name];
+    return JSON.stringify(picked ?? null);
+  };
+  const toError = (err: unknown) =>
+    err instanceof GatewayError
+      ? err
+      : isGrpcError(err)
+        ? errorFromGrpc(err, deps.registry)
+        : internalError(err);
+
+  if (route.serverStreaming) {
+    const stream = deps.pool.serverStream(service, route.grpcPath, bytes, metadata);
+    await relayNdjson(stream, res, { encode: render, toError, writeError: (e) => writeError(res, e) });
+    return;
+  }
+
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  let raw: Buffer;
+  try {
+    raw = await deps.pool.unary(service, route.grpcPath, bytes, {
+      metadata,
+      deadline: new Date(Date.now() + deps.unaryTimeoutMs),
+      signal: abort.signal,
+    });
+  } catch (err) {
+    throw toError(err);
+  } finally {
+    res.off('close', onClose);
+  }
+  let payload: string;
+  try {
+    payload = render(raw);
+  } catch (err) {
+    throw internalError(err);
+  }
+  res.statusCode = 200;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('content-length', Buffer.byteLength(payload));
+  res.end(payload);
+}
+
+function isGrpcError(err: unknown): err is { code: number; details?: string; metadata?: Metadata } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'number';
+}

@@ -1,0 +1,1 @@
+export { INGEST_SERVICE_NAMES, ingestServices } from './server.ts';

@@ -1,0 +1,39 @@
+import type { Principal } from '@engram/auth';
+import type { HandlersOf } from '@engram/grpc-kit';
+import type { AdminServiceService, ApiKey } from '@engram/proto/engram/admin/v1/admin';
+import type { ApiKeyRecord, KeyService } from '../domain/keys.ts';
+
+function toProtoKey(k: ApiKeyRecord): ApiKey {
+  return {
+    key_id: k.key_id,
+    project_id: k.project_id,
+    name: k.name,
+    trust_level: k.trust_level,
+    bound_agent_id: k.bound_agent_id ?? undefined,
+    expires_at: k.expires_at?.toISOString(),
+    revoked_at: k.revoked_at?.toISOString(),
+    created_at: k.created_at.toISOString(),
+    prefix: k.prefix,
+  };
+}
+
+/** /admin: projects and keys, system principals only (rules in domain/keys.ts). */
+export function adminHandlers(keys: KeyService): Partial<HandlersOf<typeof AdminServiceService, Principal>> {
+  return {
+    async createProject(req, { principal }) {
+      const p = await keys.createProject(principal, req.project_id, req.name);
+      return { project_id: p.project_id, name: p.name, created_at: p.created_at.toISOString() };
+    },
+    async createKey(req, { principal }) {
+      const { key, apiKey } = await keys.createKey(principal, req);
+      return { key_id: key.key_id, api_key: apiKey, key: toProtoKey(key) };
+    },
+    async listKeys(req, { principal }) {
+      const { keys: page, nextCursor } = await keys.listKeys(principal, req.project_id, req.cursor);
+      return { keys: page.map(toProtoKey), next_cursor: nextCursor };
+    },
+    async revokeKey(req, { principal }) {
+      return toProtoKey(await keys.revokeKey(principal, req.key_id));
+    },
+  };
+}

@@ -1,0 +1,241 @@
+import type { Knex } from 'knex';
+import { whereVisible, type Reader } from '@engram/auth';
+import type { Database } from '@engram/db';
+import { vectorLiteral } from '@engram/embeddings';
+import { appendEvent } from '@engram/events';
+import { ConflictError } from '@engram/errors';
+import type { Draft, StoredMemory } from '../domain/memory.ts';
+import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
+import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
+
+class KnexWriteSession implements WriteSession {
+  constructor(private readonly trx: Knex.Transaction) {}
+
+  async findDuplicate(projectId: string, d: Draft, key: string): Promise<StoredMemory | undefined> {
+    const row = (await this.trx('memories')
+      .select(MEMORY_COLUMNS)
+      .where({
+        project_id: projectId,
+        namespace: d.namespace,
+        agent_id: d.agent_id,
+        scope: d.scope,
+        memory_type: d.memory_type,
+        content_key: key,
+        is_deprecated: false,
+      })
+      .first()) as MemoryRow | undefined;
+    return row ? memoryFromRow(row) : undefined;
+  }
+
+  async insert(input: Parameters<WriteSession['insert']>[0]): Promise<boolean> {
+    const { draft: d } = input;
+    const inserted: { rows: unknown[] } = await this.trx.raw(
+      `insert into memories (id, project_id, namespace, agent_id, content, content_key, memory_type, scope,
+         trust_level, metadata, content_flags, shared_with, session_id, sequence_number, entity_id,
+         error_pattern, source_trajectory_id, integrity_hash, embedding)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?::vector)
+       on conflict (project_id, namespace, agent_id, scope, memory_type, content_key) where not is_deprecated
+       do nothing
+       returning id`,
+      [
+        input.id,
+        input.projectId,
+        d.namespace,
+        d.agent_id,
+        d.content,
+        input.key,
+        d.memory_type,
+        d.scope,
+        d.trust_level,
+        JSON.stringify(d.metadata),
+        d.content_flags,
+        d.shared_with,
+        d.session_id,
+        d.sequence_number,
+        d.entity_id,
+        d.error_pattern,
+        d.source_trajectory_id,
+        input.integrityHash,
+        vectorLiteral(input.embedding),
+      ],
+    );
+    if (inserted.rows.length === 0) return false;
+    const p = d.provenance;
+    await this.trx('memory_provenance').insert({
+      memory_id: input.id,
+      project_id: input.projectId,
+      channel: p.channel,
+      kind: p.kind,
+      agent_id: p.agent_id,
+      api_key_id: p.api_key_id,
+      source_run_id: p.source_run_id,
+      interaction_id: p.interaction_id,
+      depth: p.depth,
+      verdict: JSON.stringify(p.verdict),
+      taint: p.taint,
+      policy_version: p.policy_version,
+      signature: input.provenanceSignature,
+    });
+    return true;
+  }
+
+  async deprecate(
+    reader: Reader,
+    ownerOnly: boolean,
+    memoryId: string,
+    supersededBy: string | null,
+    reason: string,
+  ): Promise<StoredMemory | undefined> {
+    const qb = this.trx('memories')
+      .update({
+        is_deprecated: true,
+        superseded_by: supersededBy,
+        deprecation_reason: reason,
+        updated_at: this.trx.fn.now(),
+      })
+      .where({ id: memoryId, is_deprecated: false });
+    whereVisible(qb, reader);
+    if (ownerOnly) void qb.where('memories.agent_id', reader.agentId);
+    const rows: MemoryRow[] = await qb.returning(MEMORY_COLUMNS.map((c) => `memories.${c}`));
+    return rows[0] ? memoryFromRow(rows[0]) : undefined;
+  }
+
+  async isVisible(reader: Reader, memoryId: string): Promise<boolean> {
+    const row: unknown = await whereVisible(
+      this.trx('memories').select('id').where({ id: memoryId, is_deprecated: false }),
+      reader,
+    ).first();
+    return row !== undefined;
+  }
+
+  async lockVisible(reader: Reader, memoryId: string): Promise<StoredMemory | undefined> {
+    const row = (await whereVisible(
+      this.trx('memories').select(MEMORY_COLUMNS).where('id', memoryId).forUpdate(),
+      reader,
+    ).first()) as MemoryRow | undefined;
+    return row ? memoryFromRow(row) : undefined;
+  }
+
+  async relabel(memoryId: string, label: Relabel): Promise<StoredMemory> {
+    try {
+      // A savepoint, so a unique violation leaves the surrounding transaction usable.
+      const rows: MemoryRow[] = await this.trx.transaction((sp) =>
+        sp('memories')
+          .update({
+            scope: label.scope,
+            trust_level: label.trust_level,
+            shared_with: sp.raw('?::text[]', [[...label.shared_with]]),
+            integrity_hash: label.integrity_hash,
+            updated_at: sp.fn.now(),
+          })
+          .where('id', memoryId)
+          .returning(MEMORY_COLUMNS),
+      );
+      if (!rows[0]) throw new Error('relabelled memory vanished inside its transaction');
+      return memoryFromRow(rows[0]);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new ConflictError('the same content already exists in that scope for this agent');
+      throw err;
+    }
+  }
+
+  async delete(memoryId: string): Promise<boolean> {
+    const rows: { id: string }[] = await this.trx('memories').where('id', memoryId).delete().returning('id');
+    return rows.length > 0;
+  }
+
+  async appendEvent(event: Parameters<WriteSession['appendEvent']>[0]): Promise<void> {
+    await appendEvent(this.trx, event);
+  }
+}
+
+/** Memories on knex: writes on the primary, reads on the read connection. */
+export class KnexMemoryRepository implements MemoryRepository {
+  constructor(
+    private readonly db: Database,
+    private readonly onCommit: () => void = () => {},
+  ) {}
+
+  async transaction<T>(work: (s: WriteSession) => Promise<T>): Promise<T> {
+    const out = await this.db.knex.transaction((trx) => work(new KnexWriteSession(trx)));
+    this.onCommit();
+    return out;
+  }
+
+  async findVisible(reader: Reader, id: string): Promise<StoredMemory | undefined> {
+    const row = (await whereVisible(
+      this.db.read('memories').select(MEMORY_COLUMNS).where('id', id),
+      reader,
+    ).first()) as MemoryRow | undefined;
+    return row ? memoryFromRow(row) : undefined;
+  }
+
+  async sessionTimeline(
+    reader: Reader,
+    namespace: string | undefined,
+    sessionId: string,
+  ): Promise<StoredMemory[]> {
+    const qb = this.db
+      .read('memories')
+      .select(MEMORY_COLUMNS)
+      .where({ session_id: sessionId, memory_type: 'episodic', is_deprecated: false })
+      .orderByRaw('sequence_number asc nulls last, created_at asc, id asc')
+      .limit(1000);
+    if (namespace) void qb.where('namespace', namespace);
+    const rows = (await whereVisible(qb, reader)) as MemoryRow[];
+    return rows.map(memoryFromRow);
+  }
+
+  async entityMemories(
+    reader: Reader,
+    namespace: string | undefined,
+    entityId: string,
+  ): Promise<StoredMemory[]> {
+    const qb = this.db
+      .read('memories')
+      .select(MEMORY_COLUMNS)
+      .where({ entity_id: entityId, memory_type: 'semantic', is_deprecated: false })
+      .orderBy([{ column: 'created_at', order: 'asc' }, 'id'])
+      .limit(1000);
+    if (namespace) void qb.where('namespace', namespace);
+    const rows = (await whereVisible(qb, reader)) as MemoryRow[];
+    return rows.map(memoryFromRow);
+  }
+
+  async exportPage(
+    reader: Reader,
+    filter: ExportFilter,
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<StoredMemory[]> {
+    const qb = this.db.read('memories').select(MEMORY_COLUMNS).orderBy('id').limit(limit);
+    if (afterId !== undefined) void qb.where('id', '>', afterId);
+    if (filter.namespace !== undefined) void qb.where('namespace', filter.namespace);
+    if (filter.memoryTypes.length > 0) void qb.whereIn('memory_type', [...filter.memoryTypes]);
+    if (!filter.includeDeprecated) void qb.where('is_deprecated', false);
+    const rows = (await whereVisible(qb, reader)) as MemoryRow[];
+    return rows.map(memoryFromRow);
+  }
+
+  async legacySignatureCounts(): Promise<{ unsigned: number; v1: number }> {
+    const row = (await this.db
+      .read('memories')
+      .select(
+        this.db.read.raw(`count(*) filter (where coalesce(integrity_hash, '') = '') as unsigned`),
+        this.db.read.raw(
+          `count(*) filter (where integrity_hash <> '' and integrity_hash not like 'v2:%') as v1`,
+        ),
+      )
+      .first()) as { unsigned: string | number; v1: string | number } | undefined;
+    return { unsigned: Number(row?.unsigned ?? 0), v1: Number(row?.v1 ?? 0) };
+  }
+
+  async recordEvent(event: Parameters<WriteSession['appendEvent']>[0]): Promise<string> {
+    const record = await this.db.knex.transaction((trx) => appendEvent(trx, event));
+    this.onCommit();
+    return record.eventId;
+  }
+}

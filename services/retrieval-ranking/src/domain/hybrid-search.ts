@@ -1,0 +1,57 @@
+import type { ReadContext } from '@engram/memories';
+import { maxFusedScore, reciprocalRankFusion } from '@engram/ranking';
+import type { ScoredMemory, SearchQuery } from './search.ts';
+import { rankByTrust } from './trust-ranker.ts';
+import { candidatePool, type RankedMemory, type SearchDeps } from './vector-search.ts';
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Hybrid search: the `pool` nearest candidates by cosine and the `pool` best full-text candidates
+ * (BM25-style, IDF over the visible matching set), both inside the reader's visibility in SQL,
+ * verified on read, then fused by reciprocal rank fusion (k = 60) over the verified rows, so a
+ * dropped row never holds a rank. With trust-weighted ranking the similarity term is the fused
+ * score normalised to [0, 1]. score stays cosine. When drops leave fewer than top_k rows while a
+ * channel still had more, the pool doubles (at most three attempts).
+ */
+export async function hybridSearch(
+  deps: SearchDeps,
+  q: SearchQuery,
+  topK: number,
+  ctx: ReadContext,
+): Promise<RankedMemory[]> {
+  let pool = candidatePool(topK);
+  // Verified rows by id, and every id screened so far: a retry screens (and records) only new rows.
+  const byId = new Map<string, RankedMemory>();
+  const screened = new Set<string>();
+  for (let attempt = 1; ; attempt++) {
+    const [vec, lex] = await Promise.all([
+      deps.search.search(q, pool, 0),
+      deps.search.lexicalSearch(q, pool),
+    ]);
+    const fresh = new Map<string, ScoredMemory>();
+    for (const m of [...vec, ...lex]) if (!screened.has(m.id)) fresh.set(m.id, m);
+    const kept = (await deps.reader.screen([...fresh.values()], ctx)) as RankedMemory[];
+    for (const id of fresh.keys()) screened.add(id);
+    for (const m of kept) byId.set(m.id, m);
+    const ids = (list: readonly ScoredMemory[]) => list.map((m) => m.id).filter((id) => byId.has(id));
+    const fused = reciprocalRankFusion([ids(vec), ids(lex)]);
+    const exhausted = vec.length < pool && lex.length < pool;
+    if (fused.length >= topK || exhausted || attempt >= MAX_ATTEMPTS) {
+      const fusedScore = new Map(fused.map((f) => [f.id, f.score]));
+      const ordered = fused.map((f) => byId.get(f.id)!);
+      if (!deps.ranking?.enabled) return ordered.slice(0, topK);
+      const best = maxFusedScore(2);
+      const now = deps.now?.() ?? new Date();
+      const ranked = await rankByTrust(
+        deps.search,
+        deps.ranking.weights,
+        ordered,
+        (m) => (fusedScore.get(m.id) ?? 0) / best,
+        now,
+      );
+      return ranked.slice(0, topK);
+    }
+    pool *= 2;
+  }
+}

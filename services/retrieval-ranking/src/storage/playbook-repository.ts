@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import { whereVisible } from '@engram/auth';
+import type { Database } from '@engram/db';
+import { vectorLiteral } from '@engram/embeddings';
+import { EFFECTIVENESS_SQL, MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+import type { PlaybookQuery, PlaybookRepository } from '../domain/playbook.ts';
+import type { PlaybookCandidate } from '../domain/playbook-ranking.ts';
+
+/** Votes cast by completed runs of a task type (run votes carry task_id = run_id, voter = the run's agent). */
+const TASK_VOTES = (vote: 'helpful' | 'harmful') => `(select count(*) from memory_votes tv
+  join runs r on r.project_id = tv.project_id and r.run_id = tv.task_id and r.agent_id = tv.voter_agent_id
+  where tv.project_id = memories.project_id and tv.memory_id = memories.id and tv.vote = '${vote}'
+    and r.status = 'completed' and r.task_type = ?)`;
+
+/**
+ * Playbook candidates on pgvector: visibility, namespace, types and min_effectiveness in the WHERE
+ * clause (before the LIMIT), ordered by the HNSW index with an iterative scan, effectiveness and the
+ * task-type record computed per row from memory_votes and runs (tables of ace-feedback).
+ */
+export class KnexPlaybookRepository implements PlaybookRepository {
+  constructor(private readonly db: Database) {}
+
+  async candidates(q: PlaybookQuery, limit: number, offset: number): Promise<PlaybookCandidate[]> {
+    const vec = vectorLiteral(q.vector);
+    return this.db.read.transaction(async (trx) => {
+      await trx.raw(`set local hnsw.iterative_scan = 'relaxed_order'`);
+      await trx.raw(`set local hnsw.ef_search = ${Math.min(1000, Math.max(40, (limit + offset) * 2))}`);
+      const columns: (string | Knex.Raw)[] = [
+        ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
+        trx.raw('1 - (embedding <=> ?::vector) as score', [vec]),
+        trx.raw(`${EFFECTIVENESS_SQL} as effectiveness`),
+      ];
+      if (q.taskType !== undefined) {
+        columns.push(trx.raw(`${TASK_VOTES('helpful')} as task_helpful`, [q.taskType]));
+        columns.push(trx.raw(`${TASK_VOTES('harmful')} as task_harmful`, [q.taskType]));
+      }
+      const qb = trx('memories')
+        .select(columns)
+        .where('memories.namespace', q.namespace)
+        .where('memories.is_deprecated', false)
+        .whereNotNull('memories.embedding')
+        .whereIn('memories.memory_type', [...q.memoryTypes]);
+      whereVisible(qb, q.reader);
+      if (q.minEffectiveness !== undefined)
+        void qb.whereRaw(`${EFFECTIVENESS_SQL} > ?`, [q.minEffectiveness]);
+      const rows = (await qb
+        .orderByRaw('embedding <=> ?::vector', [vec])
+        .limit(limit)
+        .offset(offset)) as (MemoryRow & {
+        score: number | string;
+        effectiveness: number | string;
+        task_helpful?: number | string;
+        task_harmful?: number | string;
+      })[];
+      return rows.map((r) => ({
+        ...memoryFromRow(r),
+        score: Number(r.score),
+        effectiveness: Number(r.effectiveness),
+        taskHelpful: Number(r.task_helpful ?? 0),
+        taskHarmful: Number(r.task_harmful ?? 0),
+      }));
+    });
+  }
+}

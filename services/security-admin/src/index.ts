@@ -1,0 +1,1 @@
+export { SECURITY_ADMIN_SERVICE_NAMES, securityAdminServices } from './server.ts';

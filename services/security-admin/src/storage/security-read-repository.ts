@@ -1,0 +1,90 @@
+import type { Database } from '@engram/db';
+import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow, type StoredMemory } from '@engram/memories';
+import type { Position } from '../domain/cursor.ts';
+import type { AuditEntry, AuditFilter, SecurityReadRepository } from '../domain/ports.ts';
+
+/** created_at as exact ISO text (microseconds, UTC): the keyset cursor must not lose precision. */
+const AT_SQL = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+interface AuditRow {
+  event_id: string;
+  event_type: string;
+  project_id: string;
+  agent_id: string | null;
+  memory_id: string | null;
+  api_key_id: string | null;
+  details: Record<string, unknown> | string | null;
+  created_at: Date | string;
+  at: string;
+}
+
+/** Reads of the audit log and of memories, on the read connection (a replica when configured). */
+export class KnexSecurityReadRepository implements SecurityReadRepository {
+  constructor(private readonly db: Database) {}
+
+  async auditEvents(filter: AuditFilter, after: Position | undefined, limit: number): Promise<AuditEntry[]> {
+    const r = this.db.read;
+    const qb = r('audit_events')
+      .select('event_id', 'event_type', 'project_id', 'agent_id', 'memory_id', 'api_key_id', 'details')
+      .select('created_at', r.raw(`${AT_SQL} as at`))
+      .where('project_id', filter.projectId)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'event_id', order: 'desc' },
+      ])
+      .limit(limit);
+    if (filter.eventType !== undefined) void qb.where('event_type', filter.eventType);
+    if (filter.agentId !== undefined) void qb.where('agent_id', filter.agentId);
+    if (filter.memoryId !== undefined) void qb.where('memory_id', filter.memoryId);
+    if (filter.since !== undefined) void qb.where('created_at', '>=', filter.since);
+    if (filter.until !== undefined) void qb.where('created_at', '<', filter.until);
+    if (after) void qb.whereRaw('(created_at, event_id) < (?::timestamptz, ?::uuid)', [after.at, after.id]);
+    const rows = (await qb) as AuditRow[];
+    return rows.map((row) => ({
+      event_id: row.event_id,
+      event_type: row.event_type,
+      project_id: row.project_id,
+      agent_id: row.agent_id,
+      memory_id: row.memory_id,
+      api_key_id: row.api_key_id,
+      details:
+        typeof row.details === 'string'
+          ? (JSON.parse(row.details) as Record<string, unknown>)
+          : (row.details ?? {}),
+      created_at: new Date(row.created_at),
+      position: { at: row.at, id: row.event_id },
+    }));
+  }
+
+  async flagged(
+    projectId: string,
+    namespace: string | undefined,
+    after: Position | undefined,
+    limit: number,
+  ): Promise<{ memory: StoredMemory; position: Position }[]> {
+    const r = this.db.read;
+    const qb = r('memories')
+      .select(MEMORY_COLUMNS)
+      .select(r.raw(`${AT_SQL} as at`))
+      .where('project_id', projectId)
+      .whereRaw('cardinality(content_flags) > 0')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
+    if (namespace !== undefined) void qb.where('namespace', namespace);
+    if (after) void qb.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [after.at, after.id]);
+    const rows = (await qb) as (MemoryRow & { at: string })[];
+    return rows.map((row) => ({ memory: memoryFromRow(row), position: { at: row.at, id: row.id } }));
+  }
+
+  async memory(projectId: string, id: string): Promise<StoredMemory | undefined> {
+    const row = (await this.db
+      .read('memories')
+      .select(MEMORY_COLUMNS)
+      .where({ project_id: projectId, id })
+      .first()) as MemoryRow | undefined;
+    return row ? memoryFromRow(row) : undefined;
+  }
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { migrateLatest, migrateRollbackAll, openDatabase, type Database } from '@engram/db';
+import { eventsMigrations } from '@engram/events';
+import { memoryStoreMigrations } from '@engram/memory-store';
+import { aceMigrations } from '@engram/ace-feedback';
+import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
+
+const tables = async (db: Database) => {
+  const res: { rows: { tablename: string }[] } = await db.knex.raw(
+    `select tablename from pg_tables where schemaname = 'public' order by 1`,
+  );
+  return res.rows.map((r) => r.tablename).filter((t) => !t.startsWith('knex_'));
+};
+
+for (const engine of ENGINES) {
+  describe(`migrations up and down (${engine})`, function () {
+    this.timeout(60_000);
+    let db: Database;
+    let pg: TestDatabase | undefined;
+    before(async () => {
+      pg = engine === 'postgres' ? await createTestDatabase() : undefined;
+      db = await openDatabase(pg ? { url: pg.url } : { dataDir: 'memory://' });
+    });
+    after(async () => {
+      await db?.close();
+      await pg?.drop();
+    });
+
+    it('applies every migration, rolls every one back, and applies them again', async () => {
+      for (const set of [eventsMigrations, memoryStoreMigrations, aceMigrations])
+        await migrateLatest(db, set);
+      assert.deepEqual(await tables(db), [
+        'api_keys',
+        'audit_events',
+        'embedding_space',
+        'features',
+        'memories',
+        'memory_provenance',
+        'memory_votes',
+        'progress_sessions',
+        'projects',
+        'runs',
+      ]);
+      assert.deepEqual(await migrateLatest(db, memoryStoreMigrations), [], 'a second run applies nothing');
+      for (const set of [aceMigrations, memoryStoreMigrations, eventsMigrations])
+        await migrateRollbackAll(db, set);
+      assert.deepEqual(await tables(db), []);
+      for (const set of [eventsMigrations, memoryStoreMigrations, aceMigrations])
+        await migrateLatest(db, set);
+      assert.equal((await tables(db)).length, 10);
+    });
+  });
+}
