@@ -16,7 +16,7 @@ import {
   validateWrite,
   DEFAULT_WRITE_LIMITS,
 } from '@engram/security-rules';
-import { benignMemories, bipia, deepset, type Corpus } from './security/corpora.ts';
+import { benignMemories, bipia, deepset, engramIndirect, type Corpus } from './security/corpora.ts';
 import { bySplit, confusion, fpr, precision, recall, type Confusion } from './security/confusion.ts';
 import { printErrors } from './security/errors-report.ts';
 import { adversarialInputs, measure, measureBest, type Latency } from './security/latency.ts';
@@ -25,7 +25,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dataDir = process.env.INJECTION_DEV_DATA ?? join(root, '..', 'shared', 'data', 'injection-dev');
 const benchData = join(root, 'libs', 'security-rules', 'bench-data');
 
-const corpora: Corpus[] = [deepset(dataDir), bipia(dataDir), benignMemories(benchData)];
+const corpora: Corpus[] = [
+  deepset(dataDir),
+  bipia(dataDir),
+  benignMemories(benchData),
+  engramIndirect(benchData),
+];
 
 const args = process.argv.slice(2);
 if (args[0] === '--errors') {
@@ -57,7 +62,10 @@ out(
   'attack strings 1 and 3 of each category, on odd e-mails; Engram benign: benign-holdout.txt (examined once mid-way,',
 );
 out(
-  'which led to narrowing six over-broad rules) and benign-holdout-2.txt (written afterwards, never tuned on).',
+  'which led to narrowing six over-broad rules), benign-holdout-2.txt and benign-holdout-3.txt (written afterwards,',
+);
+out(
+  'never tuned on); engram indirect: indirect-holdout.txt, injections in benign carriers written before tuning, all held out.',
 );
 out();
 out('| corpus | part | TP | FN | FP | TN | recall | FPR | precision |');

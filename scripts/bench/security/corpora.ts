@@ -95,6 +95,22 @@ export function benignMemories(benchDataDir: string): Corpus {
       ...read('benign-dev.txt', 'dev'),
       ...read('benign-holdout.txt', 'holdout'),
       ...read('benign-holdout-2.txt', 'holdout'),
+      ...read('benign-holdout-3.txt', 'holdout'),
     ],
+  };
+}
+
+/**
+ * Indirect injections written for Engram (indirect-holdout.txt): attacker instructions planted in
+ * benign carriers (reviews, e-mails, tickets, tool JSON, calendar notes, code comments), written
+ * before the rules were tuned and never tuned on: all held out.
+ */
+export function engramIndirect(benchDataDir: string): Corpus {
+  return {
+    name: 'engram indirect (written for Engram)',
+    items: readFileSync(join(benchDataDir, 'indirect-holdout.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((text) => ({ text: text.replace(/\\n/g, '\n'), injection: true, split: 'holdout' as const })),
   };
 }
