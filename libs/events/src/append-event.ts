@@ -17,6 +17,31 @@ export async function appendEvent(
   trxOrKnex: Knex | Knex.Transaction,
   event: NewAuditEvent,
 ): Promise<AuditEventRecord> {
+  const rows = (await trxOrKnex('audit_events')
+    .insert(auditEventRow(event))
+    .returning('*')) as AuditEventRow[];
+  const row = rows[0];
+  if (!row) throw new Error('insert into audit_events returned no row');
+  return auditEventFromRow(row);
+}
+
+/** The columns of a new audit_events row, with a fresh event id. */
+export interface AuditEventInsert {
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly project_id: string;
+  readonly agent_id: string | null;
+  readonly memory_id: string | null;
+  readonly api_key_id: string | null;
+  /** JSON text, checked by checkAuditDetails. */
+  readonly details: string;
+}
+
+/**
+ * Validates an event and returns the row to insert, for callers that fold the insert into a larger
+ * statement (one round trip for a change and its event). Throws InvalidAuditEventError like appendEvent.
+ */
+export function auditEventRow(event: NewAuditEvent): AuditEventInsert {
   if (!AUDIT_EVENT_TYPE_PATTERN.test(event.eventType)) {
     throw new InvalidAuditEventError(
       'event type must match ' + String(AUDIT_EVENT_TYPE_PATTERN),
@@ -27,21 +52,15 @@ export async function appendEvent(
   checkId(event.agentId, 'agent_id', false);
   checkId(event.memoryId, 'memory_id', false);
   checkId(event.apiKeyId, 'api_key_id', false);
-  const details = checkAuditDetails(event.details ?? {});
-  const rows = (await trxOrKnex('audit_events')
-    .insert({
-      event_id: uuidv7(),
-      event_type: event.eventType,
-      project_id: event.projectId,
-      agent_id: event.agentId ?? null,
-      memory_id: event.memoryId ?? null,
-      api_key_id: event.apiKeyId ?? null,
-      details,
-    })
-    .returning('*')) as AuditEventRow[];
-  const row = rows[0];
-  if (!row) throw new Error('insert into audit_events returned no row');
-  return auditEventFromRow(row);
+  return {
+    event_id: uuidv7(),
+    event_type: event.eventType,
+    project_id: event.projectId,
+    agent_id: event.agentId ?? null,
+    memory_id: event.memoryId ?? null,
+    api_key_id: event.apiKeyId ?? null,
+    details: checkAuditDetails(event.details ?? {}),
+  };
 }
 
 function checkId(value: string | null | undefined, field: string, required: boolean): void {

@@ -1,4 +1,5 @@
-export { appendEvent } from './append-event.ts';
+export { appendEvent, auditEventRow } from './append-event.ts';
+export type { AuditEventInsert } from './append-event.ts';
 export { decodeAuditPayload, encodeAuditPayload, toAuditPayload } from './audit-event.ts';
 export type { AuditEventPayload, AuditEventRecord, NewAuditEvent } from './audit-event.ts';
 export { checkAuditDetails, FORBIDDEN_DETAIL_KEYS, MAX_DETAILS_BYTES } from './details-guard.ts';

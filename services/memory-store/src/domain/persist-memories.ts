@@ -5,7 +5,7 @@ import { canonicalJson, signProvenance, signV2 } from '@engram/integrity';
 import { contentKey } from './content-key.ts';
 import { deprecateInSession, type DeprecationRequest } from './deprecate.ts';
 import type { Draft, PersistResult, ProvenanceRecord } from './memory.ts';
-import type { MemoryRepository, WriteSession } from './ports.ts';
+import type { AuditEventInput, MemoryRepository, WriteSession } from './ports.ts';
 
 export interface PersistDeps {
   readonly repo: MemoryRepository;
@@ -29,11 +29,18 @@ export async function persistMemories(
   deprecations: readonly (DeprecationRequest & { agent_id: string })[] = [],
 ): Promise<{ results: PersistResult[]; deprecatedIds: string[] }> {
   const vectors = drafts.length > 0 ? await deps.embedder.embed(drafts.map((d) => d.content)) : [];
+  const prepared = drafts.map((d, i) => prepare(deps, principal, d, vectors[i] ?? []));
+  // The common case, one new memory: one statement, no transaction (a duplicate takes the full path,
+  // whose own insert attempt then finds the conflict again and records DEDUPLICATED).
+  const only = prepared[0];
+  if (prepared.length === 1 && deprecations.length === 0 && only) {
+    if (await deps.repo.insertAlone(only.insert, only.created)) {
+      return { results: [only.result(only.insert.id, false)], deprecatedIds: [] };
+    }
+  }
   return deps.repo.transaction(async (session) => {
     const results: PersistResult[] = [];
-    for (const [i, draft] of drafts.entries()) {
-      results.push(await persistOne(deps, session, principal, draft, vectors[i] ?? []));
-    }
+    for (const p of prepared) results.push(await persistOne(session, principal, p));
     const deprecatedIds: string[] = [];
     for (const d of deprecations) {
       deprecatedIds.push((await deprecateInSession(session, principal, d.agent_id, d, 'persist')).id);
@@ -42,30 +49,78 @@ export async function persistMemories(
   });
 }
 
-async function persistOne(
-  deps: PersistDeps,
-  session: WriteSession,
-  principal: Principal,
-  draft: Draft,
-  embedding: number[],
-): Promise<PersistResult> {
+interface Prepared {
+  readonly draft: Draft;
+  readonly insert: Parameters<WriteSession['insert']>[0];
+  readonly created: AuditEventInput;
+  result(id: string, deduplicated: boolean): PersistResult;
+}
+
+/** Id, signatures and MEMORY_CREATED event of a draft: everything computed before the database. */
+function prepare(deps: PersistDeps, principal: Principal, draft: Draft, embedding: number[]): Prepared {
   const projectId = principal.projectId;
-  const key = contentKey(draft.content);
-  const result = (id: string, deduplicated: boolean): PersistResult => ({
-    id,
-    deduplicated,
-    scope: draft.scope,
-    content_flags: draft.content_flags,
-    trust_level: draft.trust_level,
-    memory_type: draft.memory_type,
-    namespace: draft.namespace,
-  });
+  const id = uuidv7();
+  return {
+    draft,
+    insert: {
+      id,
+      projectId,
+      draft,
+      key: contentKey(draft.content),
+      integrityHash: signV2(deps.integrityKey, {
+        project_id: projectId,
+        agent_id: draft.agent_id,
+        scope: draft.scope,
+        trust_level: draft.trust_level,
+        content: draft.content,
+      }),
+      provenanceSignature: signProvenance(
+        deps.integrityKey,
+        provenanceCanonical(id, projectId, draft.provenance),
+      ),
+      embedding,
+    },
+    created: {
+      eventType: 'MEMORY_CREATED',
+      projectId,
+      agentId: draft.agent_id,
+      memoryId: id,
+      apiKeyId: principal.keyId,
+      details: {
+        memory_type: draft.memory_type,
+        scope: draft.scope,
+        trust_level: draft.trust_level,
+        channel: draft.provenance.channel,
+        kind: draft.provenance.kind,
+        content_flags: draft.content_flags,
+        policy_version: draft.provenance.policy_version,
+      },
+    },
+    result: (resultId, deduplicated) => ({
+      id: resultId,
+      deduplicated,
+      scope: draft.scope,
+      content_flags: draft.content_flags,
+      trust_level: draft.trust_level,
+      memory_type: draft.memory_type,
+      namespace: draft.namespace,
+    }),
+  };
+}
+
+/**
+ * Inside a transaction: a new row (one statement), or, when a live duplicate holds the content, that
+ * duplicate with a DEDUPLICATED event (its first provenance kept).
+ */
+async function persistOne(session: WriteSession, principal: Principal, p: Prepared): Promise<PersistResult> {
+  const { draft, insert } = p;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const existing = await session.findDuplicate(projectId, draft, key);
+    if (await session.insert(insert, p.created)) return p.result(insert.id, false);
+    const existing = await session.findDuplicate(insert.projectId, draft, insert.key);
     if (existing) {
       await session.appendEvent({
         eventType: 'DEDUPLICATED',
-        projectId,
+        projectId: insert.projectId,
         agentId: draft.agent_id,
         memoryId: existing.id,
         apiKeyId: principal.keyId,
@@ -75,49 +130,9 @@ async function persistOne(
           memory_type: draft.memory_type,
         },
       });
-      return { ...result(existing.id, true), content_flags: existing.content_flags };
+      return { ...p.result(existing.id, true), content_flags: existing.content_flags };
     }
-    const id = uuidv7();
-    const integrityHash = signV2(deps.integrityKey, {
-      project_id: projectId,
-      agent_id: draft.agent_id,
-      scope: draft.scope,
-      trust_level: draft.trust_level,
-      content: draft.content,
-    });
-    const provenanceSignature = signProvenance(
-      deps.integrityKey,
-      provenanceCanonical(id, projectId, draft.provenance),
-    );
-    const inserted = await session.insert({
-      id,
-      projectId,
-      draft,
-      key,
-      integrityHash,
-      provenanceSignature,
-      embedding,
-    });
-    if (inserted) {
-      await session.appendEvent({
-        eventType: 'MEMORY_CREATED',
-        projectId,
-        agentId: draft.agent_id,
-        memoryId: id,
-        apiKeyId: principal.keyId,
-        details: {
-          memory_type: draft.memory_type,
-          scope: draft.scope,
-          trust_level: draft.trust_level,
-          channel: draft.provenance.channel,
-          kind: draft.provenance.kind,
-          content_flags: draft.content_flags,
-          policy_version: draft.provenance.policy_version,
-        },
-      });
-      return result(id, false);
-    }
-    // A concurrent write stored the same content first: loop once more to return it as a duplicate.
+    // The conflicting row was deprecated or deleted meanwhile: try the insert once more.
   }
   throw new Error('deduplication race did not settle');
 }

@@ -1,20 +1,35 @@
 import type { Reader } from '@engram/auth';
 import type { Draft, StoredMemory } from './memory.ts';
 
+export interface AuditEventInput {
+  eventType: string;
+  projectId: string;
+  agentId?: string | null;
+  memoryId?: string | null;
+  apiKeyId?: string | null;
+  details?: Record<string, unknown>;
+}
+
 /** A unit of work: everything written through it commits or rolls back together. */
 export interface WriteSession {
   /** The live duplicate of a draft, if any (same project, namespace, author, scope, type, content). */
   findDuplicate(projectId: string, draft: Draft, key: string): Promise<StoredMemory | undefined>;
-  /** Inserts memory + provenance; undefined when a concurrent write won the dedup race. */
-  insert(input: {
-    id: string;
-    projectId: string;
-    draft: Draft;
-    key: string;
-    integrityHash: string;
-    provenanceSignature: string;
-    embedding: number[];
-  }): Promise<boolean>;
+  /**
+   * Inserts memory + provenance + the `created` event (memoryId set); false when a live duplicate
+   * exists (a concurrent write won the dedup race), and then nothing is written.
+   */
+  insert(
+    input: {
+      id: string;
+      projectId: string;
+      draft: Draft;
+      key: string;
+      integrityHash: string;
+      provenanceSignature: string;
+      embedding: number[];
+    },
+    created: AuditEventInput,
+  ): Promise<boolean>;
   /**
    * Marks a live memory deprecated (is_deprecated, superseded_by, deprecation_reason) if the reader
    * may see it (and, with ownerOnly, wrote it); returns the memory as it was, or undefined.
@@ -37,14 +52,7 @@ export interface WriteSession {
   relabel(memoryId: string, label: Relabel): Promise<StoredMemory>;
   /** Deletes the memory (its provenance row goes with it); false when it was already gone. */
   delete(memoryId: string): Promise<boolean>;
-  appendEvent(event: {
-    eventType: string;
-    projectId: string;
-    agentId?: string | null;
-    memoryId?: string | null;
-    apiKeyId?: string | null;
-    details?: Record<string, unknown>;
-  }): Promise<void>;
+  appendEvent(event: AuditEventInput): Promise<void>;
 }
 
 /** The signed label of a memory after a relabel, with the signature over it. */
@@ -65,6 +73,11 @@ export interface ExportFilter {
 
 export interface MemoryRepository {
   transaction<T>(work: (s: WriteSession) => Promise<T>): Promise<T>;
+  /**
+   * WriteSession.insert as a statement of its own (atomic, no surrounding transaction): the fast path
+   * of a single write. False on a live duplicate; nothing is written then.
+   */
+  insertAlone(...args: Parameters<WriteSession['insert']>): Promise<boolean>;
   /** A memory the reader may see, or undefined (invisible and missing look the same). */
   findVisible(reader: Reader, id: string): Promise<StoredMemory | undefined>;
   sessionTimeline(reader: Reader, namespace: string | undefined, sessionId: string): Promise<StoredMemory[]>;

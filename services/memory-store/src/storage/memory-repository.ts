@@ -2,13 +2,88 @@ import type { Knex } from 'knex';
 import { whereVisible, type Reader } from '@engram/auth';
 import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
-import { appendEvent } from '@engram/events';
+import { appendEvent, auditEventRow } from '@engram/events';
 import { ConflictError } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
-import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
+import type {
+  AuditEventInput,
+  ExportFilter,
+  MemoryRepository,
+  Relabel,
+  WriteSession,
+} from '../domain/ports.ts';
 import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
+
+type InsertInput = Parameters<WriteSession['insert']>[0];
+
+/**
+ * Inserts a memory, its provenance row and its MEMORY_CREATED event in ONE statement (data-modifying
+ * CTEs): a single round trip, atomic on its own, so a lone write needs no BEGIN/COMMIT. Provenance and
+ * event are inserted only when the memory is (not on a deduplication conflict). True when inserted.
+ */
+async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: AuditEventInput) {
+  const { draft: d } = input;
+  const p = d.provenance;
+  const e = auditEventRow(created);
+  const result: { rows: unknown[] } = await q.raw(
+    `with m as (
+       insert into memories (id, project_id, namespace, agent_id, content, content_key, memory_type, scope,
+         trust_level, metadata, content_flags, shared_with, session_id, sequence_number, entity_id,
+         error_pattern, source_trajectory_id, integrity_hash, embedding)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?::vector)
+       on conflict (project_id, namespace, agent_id, scope, memory_type, content_key) where not is_deprecated
+       do nothing
+       returning id, project_id),
+     p as (
+       insert into memory_provenance (memory_id, project_id, channel, kind, agent_id, api_key_id,
+         source_run_id, interaction_id, depth, verdict, taint, policy_version, signature)
+       select m.id, m.project_id, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?, ? from m),
+     e as (
+       insert into audit_events (event_id, event_type, project_id, agent_id, memory_id, api_key_id, details)
+       select ?, ?, m.project_id, ?, m.id, ?, ?::jsonb from m)
+     select id from m`,
+    [
+      input.id,
+      input.projectId,
+      d.namespace,
+      d.agent_id,
+      d.content,
+      input.key,
+      d.memory_type,
+      d.scope,
+      d.trust_level,
+      JSON.stringify(d.metadata),
+      d.content_flags,
+      d.shared_with,
+      d.session_id ?? null,
+      d.sequence_number ?? null,
+      d.entity_id ?? null,
+      d.error_pattern ?? null,
+      d.source_trajectory_id ?? null,
+      input.integrityHash,
+      vectorLiteral(input.embedding),
+      p.channel,
+      p.kind,
+      p.agent_id,
+      p.api_key_id ?? null,
+      p.source_run_id ?? null,
+      p.interaction_id ?? null,
+      p.depth,
+      JSON.stringify(p.verdict),
+      p.taint,
+      p.policy_version,
+      input.provenanceSignature,
+      e.event_id,
+      e.event_type,
+      e.agent_id,
+      e.api_key_id,
+      e.details,
+    ],
+  );
+  return result.rows.length > 0;
+}
 
 class KnexWriteSession implements WriteSession {
   constructor(private readonly trx: Knex.Transaction) {}
@@ -29,56 +104,8 @@ class KnexWriteSession implements WriteSession {
     return row ? memoryFromRow(row) : undefined;
   }
 
-  async insert(input: Parameters<WriteSession['insert']>[0]): Promise<boolean> {
-    const { draft: d } = input;
-    const inserted: { rows: unknown[] } = await this.trx.raw(
-      `insert into memories (id, project_id, namespace, agent_id, content, content_key, memory_type, scope,
-         trust_level, metadata, content_flags, shared_with, session_id, sequence_number, entity_id,
-         error_pattern, source_trajectory_id, integrity_hash, embedding)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?::vector)
-       on conflict (project_id, namespace, agent_id, scope, memory_type, content_key) where not is_deprecated
-       do nothing
-       returning id`,
-      [
-        input.id,
-        input.projectId,
-        d.namespace,
-        d.agent_id,
-        d.content,
-        input.key,
-        d.memory_type,
-        d.scope,
-        d.trust_level,
-        JSON.stringify(d.metadata),
-        d.content_flags,
-        d.shared_with,
-        d.session_id,
-        d.sequence_number,
-        d.entity_id,
-        d.error_pattern,
-        d.source_trajectory_id,
-        input.integrityHash,
-        vectorLiteral(input.embedding),
-      ],
-    );
-    if (inserted.rows.length === 0) return false;
-    const p = d.provenance;
-    await this.trx('memory_provenance').insert({
-      memory_id: input.id,
-      project_id: input.projectId,
-      channel: p.channel,
-      kind: p.kind,
-      agent_id: p.agent_id,
-      api_key_id: p.api_key_id,
-      source_run_id: p.source_run_id,
-      interaction_id: p.interaction_id,
-      depth: p.depth,
-      verdict: JSON.stringify(p.verdict),
-      taint: p.taint,
-      policy_version: p.policy_version,
-      signature: input.provenanceSignature,
-    });
-    return true;
+  insert(input: InsertInput, created: AuditEventInput): Promise<boolean> {
+    return insertMemory(this.trx, input, created);
   }
 
   async deprecate(
@@ -163,6 +190,12 @@ export class KnexMemoryRepository implements MemoryRepository {
     const out = await this.db.knex.transaction((trx) => work(new KnexWriteSession(trx)));
     this.onCommit();
     return out;
+  }
+
+  async insertAlone(input: InsertInput, created: AuditEventInput): Promise<boolean> {
+    const inserted = await insertMemory(this.db.knex, input, created);
+    if (inserted) this.onCommit();
+    return inserted;
   }
 
   async findVisible(reader: Reader, id: string): Promise<StoredMemory | undefined> {
