@@ -11,10 +11,11 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
+import { HNSW_INDEX_PARAMS } from '@engram/db';
 import { efSearch } from '@engram/retrieval-ranking';
 import { createTestDatabase, startDistributed, type ApiClient } from '@engram/testing';
 import { bulkLoad } from './retrieval/bulk-load.ts';
-import { hnswRecall } from './retrieval/recall.ts';
+import { hnswRecall, type Recall } from './retrieval/recall.ts';
 import { row, TABLE_HEAD, writeSection } from './retrieval/report.ts';
 import {
   BATCH_ITEMS,
@@ -35,8 +36,10 @@ const custom = env.BENCH_SIZES?.split(',').map(Number);
 interface EngineResults {
   readonly writes: WriteResults;
   readonly quality: QualityResults;
-  readonly reads: { size: number; q: QueryResults; recall: number; recall400: number }[];
+  readonly reads: { size: number; q: QueryResults; recall: Recall; recall400: Recall }[];
 }
+
+const showRecall = (r: Recall) => `${r.ids.toFixed(3)} / ${r.distance.toFixed(3)}`;
 
 function writesTable(w: WriteResults): string[] {
   return [
@@ -78,6 +81,9 @@ async function readerKey(admin: ApiClient): Promise<ApiClient> {
   return admin.createKey({ trust_level: 'internal', bound_agent_id: 'agent-3', name: 'bench-reader' });
 }
 
+/** The PostgreSQL server's version and memory settings, for the report (set by onPostgres). */
+let pgServer = '';
+
 async function onPostgres(sizes: number[]): Promise<EngineResults> {
   const db = await createTestDatabase('engram_bench');
   const d = await startDistributed({
@@ -87,6 +93,12 @@ async function onPostgres(sizes: number[]): Promise<EngineResults> {
     env: BENCH_ENV,
   });
   const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
+  const server = await knex.raw<{ rows: { v: string; sb: string; pgv: string }[] }>(
+    `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
+            (select extversion from pg_extension where extname = 'vector') as pgv`,
+  );
+  const s0 = server.rows[0];
+  if (s0) pgServer = `PostgreSQL ${s0.v} (shared_buffers ${s0.sb}), pgvector ${s0.pgv}.`;
   try {
     log('postgres: writes');
     const writes = await benchWrites(d.admin);
@@ -101,12 +113,12 @@ async function onPostgres(sizes: number[]): Promise<EngineResults> {
       loaded = size;
       log(`postgres: queries at ${size.toLocaleString('en')}`);
       const q = await benchQueries(reader, size);
-      // The service asks for 2 * top_k rows on its first page (vector-search.ts).
+      // Without trust ranking the service asks for max(2 * top_k, 20) rows on its first page (vector-search.ts).
       const recall = await hnswRecall(knex, size, efSearch(20));
       const recall400 = await hnswRecall(knex, size, 400);
       reads.push({ size, q, recall, recall400 });
       log(
-        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${recall.toFixed(3)}`,
+        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${showRecall(recall)}`,
       );
     }
     return { writes, quality, reads };
@@ -130,8 +142,8 @@ async function onPglite(sizes: number[]): Promise<EngineResults> {
     let loaded = 0;
     for (const size of sizes) {
       log(`pglite: loading ${size.toLocaleString('en')} memories`);
-      let recall = NaN;
-      let recall400 = NaN;
+      let recall: Recall = { ids: NaN, distance: NaN };
+      let recall400: Recall = { ids: NaN, distance: NaN };
       await t.withDatabase(async (knex) => {
         await bulkLoad(knex, {
           integrityKey: t.integrityKey,
@@ -151,7 +163,7 @@ async function onPglite(sizes: number[]): Promise<EngineResults> {
       await t.stop();
       reads.push({ size, q, recall, recall400 });
       log(
-        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${recall.toFixed(3)}`,
+        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${showRecall(recall)}`,
       );
     }
     return { writes, quality, reads };
@@ -176,7 +188,7 @@ function section(name: string, r: EngineResults): string[] {
     at100k
       ? `query p50 <= 10 ms and >= 500 q/s at 100k (${at100k.q.query1.p50.toFixed(1)} ms, ${at100k.q.query16.perSecond.toFixed(0)} q/s: ${met(at100k.q.query1.p50 <= 10 && at100k.q.query16.perSecond >= 500)});`
       : 'query at 100k: not measured;',
-    `HNSW recall@10 >= 0.95 (${met(r.reads.every((x) => x.recall >= 0.95))}).`,
+    `HNSW recall@10 >= 0.95 (${met(r.reads.every((x) => x.recall.distance >= 0.95))}).`,
   ].join(' ');
   return [
     `### ${name}`,
@@ -191,10 +203,10 @@ function section(name: string, r: EngineResults): string[] {
     '',
     ...readsTable(r.reads),
     '',
-    `HNSW recall@10 against exact search on the same rows (100 queries, iterative scan, index m 16 / ef_construction 64): ${r.reads
+    `HNSW recall@10 against exact search on the same rows (100 queries, iterative scan, index m ${HNSW_INDEX_PARAMS.m} / ef_construction ${HNSW_INDEX_PARAMS.efConstruction}; ids in the exact top 10 / rows within the exact 10th distance): ${r.reads
       .map(
         (x) =>
-          `${x.recall.toFixed(3)} at ${x.size.toLocaleString('en')} with the service's ef_search ${efSearch(20)} (${x.recall400.toFixed(3)} with ef_search 400)`,
+          `${showRecall(x.recall)} at ${x.size.toLocaleString('en')} with the service's ef_search ${efSearch(20)} (${showRecall(x.recall400)} with ef_search 400)`,
       )
       .join('; ')}. ${growth}`,
     '',
@@ -220,7 +232,8 @@ async function main(): Promise<void> {
   const body = [
     `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} x ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB,`,
     `Node ${process.version}, with \`make bench\` (\`node --import tsx scripts/bench/retrieval.ts\`${env.BENCH_1M === '1' ? ', BENCH_1M=1' : ''}).`,
-    'Everything goes through the REST gateway over HTTP/1.1 keep-alive; the load generator runs on the same',
+    ...(pgServer ? [pgServer] : []),
+    'Everything goes through the REST gateway over HTTP/1.1 keep-alive; the load generator (node:http) runs on the same',
     'two cores as the services. Embeddings: the built-in `hash` embedder (384 dimensions). Read sets are',
     'synthetic engineering memories (scripts/bench/retrieval/corpus.ts) bulk-loaded with valid signatures.',
     `Load average when the run ended: ${loadavg()

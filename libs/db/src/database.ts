@@ -24,11 +24,33 @@ export interface DatabaseOptions {
   readonly poolMax?: number;
 }
 
+/** hnsw.ef_search of every session; a search that needs a longer candidate list sets its own. */
+export const SESSION_HNSW_EF_SEARCH = 200;
+
+/**
+ * Settings of every database session, applied once per connection rather than per query:
+ * - iterative HNSW scans (pgvector >= 0.8), so a filtered vector search still fills its LIMIT;
+ * - the default HNSW candidate list, so the common search runs as one statement without a
+ *   transaction around `set local` (docs/decisions.md);
+ * - no JIT: Engram's statements are short OLTP queries, where compiling costs more than it saves.
+ * Requires session-level state, i.e. a direct connection or a pooler in session mode.
+ */
+export const SESSION_SETTINGS_SQL = `set hnsw.iterative_scan = 'relaxed_order'; set hnsw.ef_search = ${SESSION_HNSW_EF_SEARCH}; set jit = off`;
+
 function pgKnex(url: string, poolMax: number): Knex {
   return knexFactory({
     client: 'pg',
     connection: url,
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      afterCreate(
+        conn: { query(sql: string, cb: (err: Error | null) => void): void },
+        done: (err: Error | null, conn: unknown) => void,
+      ) {
+        conn.query(SESSION_SETTINGS_SQL, (err) => done(err, conn));
+      },
+    },
     acquireConnectionTimeout: 10_000,
   });
 }
@@ -41,6 +63,7 @@ async function pgliteKnex(dataDir: string): Promise<{ knex: Knex; close: () => P
   ]);
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  await pglite.exec(SESSION_SETTINGS_SQL);
   const ClientPgLite = (clientModule as unknown as { default: Knex.Config['client'] }).default;
   const knex = knexFactory({
     client: ClientPgLite,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { createHash } from 'node:crypto';
+import { createHnswIndexSql, HNSW_INDEX_NAME } from '@engram/db';
 import { HashEmbedder, vectorLiteral } from '@engram/embeddings';
 import { uuidv7 } from '@engram/events';
 import { signV2 } from '@engram/integrity';
@@ -26,7 +27,7 @@ export async function bulkLoad(
   },
 ): Promise<void> {
   const embedder = new HashEmbedder({ dimensions: 384 });
-  if (opts.rebuildIndex) await knex.raw('drop index if exists memories_embedding_hnsw');
+  if (opts.rebuildIndex) await knex.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
   const t0 = performance.now();
   for (let start = opts.from; start < opts.to; start += BATCH) {
     const end = Math.min(opts.to, start + BATCH);
@@ -56,9 +57,7 @@ export async function bulkLoad(
     const t1 = performance.now();
     await knex.transaction(async (trx) => {
       await trx.raw(`set local maintenance_work_mem = '${opts.maintenanceWorkMem ?? '512MB'}'`);
-      await trx.raw(
-        'create index memories_embedding_hnsw on memories using hnsw (embedding vector_cosine_ops)',
-      );
+      await trx.raw(createHnswIndexSql());
     });
     opts.log(`  HNSW index built in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
   }

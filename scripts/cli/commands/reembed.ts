@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import { loadEngramConfig } from '@engram/config';
-import { openDatabase } from '@engram/db';
+import { createHnswIndexSql, HNSW_INDEX_NAME, openDatabase } from '@engram/db';
 import { createEmbedder, vectorLiteral, type Embedder } from '@engram/embeddings';
 import { createLogger } from '@engram/logger';
 import { embeddingSettings } from '@engram/platform';
@@ -154,12 +154,10 @@ export async function run(argv: string[]): Promise<void> {
         for (let i = 0; i < late.length; i += batchSize)
           await embedRows(trx, embedder, late.slice(i, i + batchSize));
         report.reembedded += late.length;
-        await trx.raw('drop index if exists memories_embedding_hnsw');
+        await trx.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
         await trx.raw('alter table memories drop column embedding');
         await trx.raw('alter table memories rename column embedding_next to embedding');
-        await trx.raw(
-          'create index memories_embedding_hnsw on memories using hnsw (embedding vector_cosine_ops)',
-        );
+        await trx.raw(createHnswIndexSql());
         await trx('embedding_space')
           .where({ id: 1 })
           .update({ provider: target.provider, model: target.model, dimensions: dims });

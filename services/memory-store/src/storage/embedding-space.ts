@@ -1,4 +1,4 @@
-import type { Database } from '@engram/db';
+import { createHnswIndexSql, type Database } from '@engram/db';
 import type { EmbeddingSpace } from '@engram/embeddings';
 
 export class EmbeddingSpaceMismatchError extends Error {
@@ -35,8 +35,6 @@ export async function pinEmbeddingSpace(db: Database, space: EmbeddingSpace): Pr
       dimensions: space.dimensions,
     });
     await trx.raw(`alter table memories alter column embedding type vector(${Number(space.dimensions)})`);
-    await trx.raw(
-      'create index memories_embedding_hnsw on memories using hnsw (embedding vector_cosine_ops)',
-    );
+    await trx.raw(createHnswIndexSql());
   });
 }

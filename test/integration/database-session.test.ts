@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { openDatabase, SESSION_HNSW_EF_SEARCH, type Database } from '@engram/db';
+import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
+
+const show = async (db: Database, name: string) => {
+  const res: { rows: Record<string, string>[] } = await db.knex.raw(`select current_setting(?, true) as v`, [
+    name,
+  ]);
+  return res.rows[0]?.v;
+};
+
+for (const engine of ENGINES) {
+  describe(`database sessions (${engine})`, function () {
+    this.timeout(60_000);
+    let db: Database;
+    let pg: TestDatabase | undefined;
+    before(async () => {
+      pg = engine === 'postgres' ? await createTestDatabase() : undefined;
+      db = await openDatabase(pg ? { url: pg.url, poolMax: 3 } : { dataDir: 'memory://' });
+    });
+    after(async () => {
+      await db?.close();
+      await pg?.drop();
+    });
+
+    it('starts every connection with iterative HNSW scans, the default ef_search and no JIT', async () => {
+      // Several connections at once, so the settings are not a property of the first one only.
+      const seen = await Promise.all(
+        [1, 2, 3].map(() =>
+          db.knex.transaction(async (trx) => {
+            const res: { rows: { scan: string; ef: string; jit: string; slept?: string }[] } = await trx.raw(
+              `select current_setting('hnsw.iterative_scan', true) as scan,
+                      current_setting('hnsw.ef_search', true) as ef, current_setting('jit') as jit,
+                      pg_sleep(0.05)::text as slept`,
+            );
+            const { scan, ef, jit } = res.rows[0]!;
+            return { scan, ef, jit };
+          }),
+        ),
+      );
+      for (const s of seen)
+        assert.deepEqual(s, { scan: 'relaxed_order', ef: String(SESSION_HNSW_EF_SEARCH), jit: 'off' });
+    });
+
+    it('lets a transaction raise ef_search for itself only', async () => {
+      await db.knex.transaction(async (trx) => {
+        await trx.raw(`select set_config('hnsw.ef_search', '400', true)`);
+        const res: { rows: { v: string }[] } = await trx.raw(`select current_setting('hnsw.ef_search') as v`);
+        assert.equal(res.rows[0]?.v, '400');
+      });
+      assert.equal(await show(db, 'hnsw.ef_search'), String(SESSION_HNSW_EF_SEARCH));
+    });
+  });
+}
