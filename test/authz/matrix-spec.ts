@@ -75,6 +75,7 @@ export type RouteKind =
 export const ROUTE_KINDS: Readonly<Record<string, RouteKind>> = {
   '/engram.ingest.v1.IngestService/AddMemory': 'write',
   '/engram.ingest.v1.IngestService/AddMemoryBatch': 'write',
+  '/engram.ingest.v1.IngestService/ImportMemories': 'write',
   '/engram.ingest.v1.IngestService/AddEpisodic': 'write',
   '/engram.ingest.v1.IngestService/AddSemantic': 'write',
   '/engram.ingest.v1.IngestService/AddProcedural': 'write',

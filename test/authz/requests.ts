@@ -37,6 +37,7 @@ const query = (r: RequestContext): Json => ({ query: 'authz matrix', agent_id: r
 export const REQUESTS: Readonly<Record<string, (r: RequestContext) => Json>> = {
   '/engram.ingest.v1.IngestService/AddMemory': write,
   '/engram.ingest.v1.IngestService/AddMemoryBatch': (r) => ({ items: [write(r)] }),
+  '/engram.ingest.v1.IngestService/ImportMemories': (r) => ({ memories: [write(r)] }),
   '/engram.ingest.v1.IngestService/AddEpisodic': (r) => ({ ...write(r), session_id: 'authz-session' }),
   '/engram.ingest.v1.IngestService/AddSemantic': (r) => ({ ...write(r), entity_id: 'authz-entity' }),
   '/engram.ingest.v1.IngestService/AddProcedural': (r) => ({ ...write(r), steps: ['one', 'two'] }),

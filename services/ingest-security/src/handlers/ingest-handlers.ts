@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext, HandlersOf } from '@engram/grpc-kit';
 import type { BatchItemResult, IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
 import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import { importRequest } from '../domain/import-row.ts';
 import type { WriteOrigin, WriteRequest } from '../domain/write-request.ts';
 import { internalHandlers } from './internal-handlers.ts';
 import { fillStored, itemError } from './item-error.ts';
@@ -31,6 +32,42 @@ export function ingestHandlers(
     return result;
   }
 
+  /**
+   * A batch: each item succeeds or fails on its own (a rejected item carries its error and its audit
+   * event); the accepted ones are stored together; results in input order.
+   */
+  async function writeEach<T>(
+    items: readonly T[],
+    toRequest: (item: T) => WriteRequest,
+    ctx: CallContext<Principal>,
+    kind: WriteOrigin['kind'],
+  ) {
+    const field = kind === 'import' ? 'memories' : 'items';
+    if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
+      throw new InvalidArgumentError('request failed validation', [
+        { field, description: `must hold 1 to ${MAX_BATCH_ITEMS} items`, reason: 'INVALID_VALUE' },
+      ]);
+    }
+    const results: BatchItemResult[] = [];
+    const accepted: { index: number; draft: MemoryDraft }[] = [];
+    for (const [index, item] of items.entries()) {
+      try {
+        accepted.push({ index, draft: await screenOrReject(deps, toRequest(item), ctx, origin(ctx, kind)) });
+        results.push({ index, deduplicated: false, content_flags: [] });
+      } catch (err) {
+        results.push({ index, deduplicated: false, content_flags: [], error: itemError(err) });
+      }
+    }
+    if (accepted.length > 0) {
+      const { results: stored } = await deps.writer.persist(
+        accepted.map((a) => a.draft),
+        ctx.metadata,
+      );
+      fillStored(results, accepted, stored);
+    }
+    return { results };
+  }
+
   return {
     ...internalHandlers(deps),
 
@@ -48,31 +85,9 @@ export function ingestHandlers(
     addProcedural: (req, ctx) => writeOne({ ...empty, ...req, memory_type: 'procedural' }, ctx, 'typed'),
     addControl: (req, ctx) => writeOne({ ...empty, ...req, memory_type: 'control' }, ctx, 'typed'),
 
-    /** Each item succeeds or fails on its own (a rejected item carries its error and its audit event). */
-    async addMemoryBatch(req, ctx) {
-      if (req.items.length === 0 || req.items.length > MAX_BATCH_ITEMS) {
-        throw new InvalidArgumentError('request failed validation', [
-          { field: 'items', description: `must hold 1 to ${MAX_BATCH_ITEMS} items`, reason: 'INVALID_VALUE' },
-        ]);
-      }
-      const results: BatchItemResult[] = [];
-      const accepted: { index: number; draft: MemoryDraft }[] = [];
-      for (const [index, item] of req.items.entries()) {
-        try {
-          accepted.push({ index, draft: await screenOrReject(deps, item, ctx, origin(ctx, 'add')) });
-          results.push({ index, deduplicated: false, content_flags: [] });
-        } catch (err) {
-          results.push({ index, deduplicated: false, content_flags: [], error: itemError(err) });
-        }
-      }
-      if (accepted.length > 0) {
-        const { results: stored } = await deps.writer.persist(
-          accepted.map((a) => a.draft),
-          ctx.metadata,
-        );
-        fillStored(results, accepted, stored);
-      }
-      return { results };
-    },
+    addMemoryBatch: (req, ctx) => writeEach(req.items, (item) => item, ctx, 'add'),
+
+    /** Export rows of another Engram, screened and signed anew; provenance kind "import". */
+    importMemories: (req, ctx) => writeEach(req.memories, importRequest, ctx, 'import'),
   };
 }

@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
-import { Deprecation, Detection, WriteResult } from "../../memory/v1/memory.js";
+import { Deprecation, Detection, Memory, WriteResult } from "../../memory/v1/memory.js";
 
 export interface AddMemoryRequest {
   content: string;
@@ -42,6 +42,11 @@ export interface AddMemoryRequest {
 
 export interface AddMemoryBatchRequest {
   items: AddMemoryRequest[];
+}
+
+export interface ImportMemoriesRequest {
+  /** Export rows; id, project_id, timestamps, signatures and scores are not imported. */
+  memories: Memory[];
 }
 
 /** The error of one failed batch item, shaped like the HTTP error body. */
@@ -464,6 +469,61 @@ export const AddMemoryBatchRequest: MessageFns<AddMemoryBatchRequest> = {
   fromPartial<I extends Exact<DeepPartial<AddMemoryBatchRequest>, I>>(object: I): AddMemoryBatchRequest {
     const message = createBaseAddMemoryBatchRequest();
     message.items = object.items?.map((e) => AddMemoryRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseImportMemoriesRequest(): ImportMemoriesRequest {
+  return { memories: [] };
+}
+
+export const ImportMemoriesRequest: MessageFns<ImportMemoriesRequest> = {
+  encode(message: ImportMemoriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.memories) {
+      Memory.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportMemoriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportMemoriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.memories.push(Memory.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ImportMemoriesRequest>, I>>(base?: I): ImportMemoriesRequest {
+    return ImportMemoriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportMemoriesRequest>, I>>(object: I): ImportMemoriesRequest {
+    const message = createBaseImportMemoriesRequest();
+    message.memories = object.memories?.map((e) => Memory.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1932,6 +1992,23 @@ export const IngestServiceService = {
     responseDeserialize: (value: Buffer): WriteResult => WriteResult.decode(value),
   },
   /**
+   * Imports memories exported by an Engram (the rows of POST /memories/export): each item is screened,
+   * signed with this service's key and stored under a new id in the caller's project, with provenance
+   * kind "import"; deprecated rows and rows whose signature failed at the source are refused. Each
+   * item succeeds or fails on its own, results in input order, at most 100 items per request.
+   */
+  importMemories: {
+    path: "/engram.ingest.v1.IngestService/ImportMemories" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportMemoriesRequest): Buffer =>
+      Buffer.from(ImportMemoriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportMemoriesRequest => ImportMemoriesRequest.decode(value),
+    responseSerialize: (value: AddMemoryBatchResponse): Buffer =>
+      Buffer.from(AddMemoryBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddMemoryBatchResponse => AddMemoryBatchResponse.decode(value),
+  },
+  /**
    * Internal: screens and stores memories for another service (delta, reflections, runs,
    * consolidation, import). Requires the internal service token; no HTTP binding.
    */
@@ -1971,6 +2048,13 @@ export interface IngestServiceServer extends UntypedServiceImplementation {
   addProcedural: handleUnaryCall<AddProceduralRequest, WriteResult>;
   /** Adds a control memory. */
   addControl: handleUnaryCall<AddControlRequest, WriteResult>;
+  /**
+   * Imports memories exported by an Engram (the rows of POST /memories/export): each item is screened,
+   * signed with this service's key and stored under a new id in the caller's project, with provenance
+   * kind "import"; deprecated rows and rows whose signature failed at the source are refused. Each
+   * item succeeds or fails on its own, results in input order, at most 100 items per request.
+   */
+  importMemories: handleUnaryCall<ImportMemoriesRequest, AddMemoryBatchResponse>;
   /**
    * Internal: screens and stores memories for another service (delta, reflections, runs,
    * consolidation, import). Requires the internal service token; no HTTP binding.
@@ -2076,6 +2160,27 @@ export interface IngestServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WriteResult) => void,
+  ): ClientUnaryCall;
+  /**
+   * Imports memories exported by an Engram (the rows of POST /memories/export): each item is screened,
+   * signed with this service's key and stored under a new id in the caller's project, with provenance
+   * kind "import"; deprecated rows and rows whose signature failed at the source are refused. Each
+   * item succeeds or fails on its own, results in input order, at most 100 items per request.
+   */
+  importMemories(
+    request: ImportMemoriesRequest,
+    callback: (error: ServiceError | null, response: AddMemoryBatchResponse) => void,
+  ): ClientUnaryCall;
+  importMemories(
+    request: ImportMemoriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddMemoryBatchResponse) => void,
+  ): ClientUnaryCall;
+  importMemories(
+    request: ImportMemoriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddMemoryBatchResponse) => void,
   ): ClientUnaryCall;
   /**
    * Internal: screens and stores memories for another service (delta, reflections, runs,
