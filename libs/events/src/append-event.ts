@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditEventRecord, NewAuditEvent } from './audit-event.ts';
+import type { AuditEventPayload, AuditEventRecord, NewAuditEvent } from './audit-event.ts';
 import { checkAuditDetails } from './details-guard.ts';
 import { InvalidAuditEventError } from './errors.ts';
 import { AUDIT_EVENT_TYPE_PATTERN } from './event-types.ts';
@@ -25,17 +25,10 @@ export async function appendEvent(
   return auditEventFromRow(row);
 }
 
-/** The columns of a new audit_events row, with a fresh event id. */
-export interface AuditEventInsert {
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly project_id: string;
-  readonly agent_id: string | null;
-  readonly memory_id: string | null;
-  readonly api_key_id: string | null;
-  /** JSON text, checked by checkAuditDetails. */
+/** The columns of a new audit_events row, with a fresh event id; details as JSON text (checkAuditDetails). */
+export type AuditEventInsert = Omit<AuditEventPayload, 'details' | 'created_at'> & {
   readonly details: string;
-}
+};
 
 /**
  * Validates an event and returns the row to insert, for callers that fold the insert into a larger
