@@ -51,6 +51,8 @@ class PinoBacked implements Logger {
     obj: object | string,
     msg?: string,
   ) {
+    // A disabled level costs nothing: no request-context lookup, no object spread (every request logs at info).
+    if (!this.p.isLevelEnabled(level)) return;
     const ctx = currentRequestContext();
     const base = ctx
       ? { request_id: ctx.requestId, ...(ctx.projectId ? { project_id: ctx.projectId } : {}) }
