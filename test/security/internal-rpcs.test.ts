@@ -120,6 +120,57 @@ for (const engine of ENGINES) {
       assert.equal(p.source_run_id, 'run-77');
     });
 
+    it('lets each deprecation act as its own agent: deprecations alone, all in one call, bound keys held to theirs', async () => {
+      const internal = await t.admin.createKey({ trust_level: 'internal', name: 'unbound internal' });
+      const a = await internal.post<WriteBody>('/memories/add', {
+        content: 'Old rule A.',
+        agent_id: 'alice',
+      });
+      const b = await internal.post<WriteBody>('/memories/add', {
+        content: 'Old rule B.',
+        agent_id: 'alice',
+      });
+      const foreign = await internal.post<WriteBody>('/memories/add', {
+        content: 'Bob rule.',
+        agent_id: 'bob',
+      });
+      // An unbound key acting as alice (no item to borrow the agent from) deprecates both at once.
+      const res = await ingest(
+        {
+          kind: 'delta',
+          deprecations: [
+            { memory_id: a.body.id, reason: 'replaced', agent_id: 'alice' },
+            { memory_id: b.body.id, reason: 'replaced', agent_id: 'alice' },
+          ],
+        },
+        md({ key: internal.key }),
+      );
+      assert.equal(res.applied, true);
+      assert.deepEqual([...res.deprecated_ids].sort(), [a.body.id, b.body.id].sort());
+      // Acting as alice does not reach bob's memory, and a refused deprecation changes nothing.
+      await assert.rejects(
+        ingest(
+          { kind: 'delta', deprecations: [{ memory_id: foreign.body.id, reason: 'x', agent_id: 'alice' }] },
+          md({ key: internal.key }),
+        ),
+      );
+      const row = await t.engram.platform.db.knex('memories').where({ id: foreign.body.id }).first();
+      assert.equal(row.is_deprecated, false);
+      // A key bound to alice cannot name bob.
+      const bound = await t.admin.createKey({
+        trust_level: 'internal',
+        bound_agent_id: 'alice',
+        name: 'alice',
+      });
+      await assert.rejects(
+        ingest(
+          { kind: 'delta', deprecations: [{ memory_id: foreign.body.id, reason: 'x', agent_id: 'bob' }] },
+          md({ key: bound.key }),
+        ),
+        (err: ServiceError) => err.code === status.PERMISSION_DENIED,
+      );
+    });
+
     it('non-atomic: failed items are reported in place and the others stored', async () => {
       const res = await ingest({
         kind: 'reflection',

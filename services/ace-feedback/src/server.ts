@@ -4,7 +4,6 @@ import { VerifiedReader } from '@engram/memories';
 import type { Peers, Platform } from '@engram/platform';
 import { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
 import { GrpcWritePipeline } from './clients/ingest-client.ts';
-import { GrpcSingleDeprecator } from './clients/memory-store-client.ts';
 import { aceHandlers } from './handlers/ace-handlers.ts';
 import { KnexConsolidationLog } from './storage/consolidation-log.ts';
 import { KnexFeatureRepository } from './storage/feature-repository.ts';
@@ -24,9 +23,7 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
   const { config, db } = platform;
   const onCommit = platform.notifyCommitted;
   const pipeline = new GrpcWritePipeline(peers.ingestSecurity, platform.secrets.internalToken);
-  const deprecator = new GrpcSingleDeprecator(peers.memoryStore, platform.secrets.internalToken);
   platform.addCloser(() => pipeline.close());
-  platform.addCloser(() => deprecator.close());
   const screen = new VerifiedReader(
     {
       key: platform.secrets.integrityKey,
@@ -43,7 +40,6 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
     sessions: new KnexSessionRepository(db),
     features: new KnexFeatureRepository(db),
     pipeline,
-    deprecator,
     screen,
     log: new KnexConsolidationLog(db, onCommit),
   };

@@ -3,7 +3,7 @@ import { InvalidArgumentError, UnimplementedError } from '@engram/errors';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { namespaceOf, NEIGHBOURS_PER_MEMORY } from './curation.ts';
 import { FieldChecks } from './field-checks.ts';
-import type { ConsolidationLog, MemoryLookup, SingleDeprecator, WritePipeline } from './ports.ts';
+import type { ConsolidationLog, MemoryLookup, WritePipeline } from './ports.ts';
 
 export const CONSOLIDATE_SIMILARITY_DEFAULT = 0.92;
 /** Consolidation examines the newest memories of the namespace, one index lookup each (~5 ms). */
@@ -52,7 +52,6 @@ export async function consolidate(
   deps: {
     memories: MemoryLookup;
     pipeline: WritePipeline;
-    deprecator: SingleDeprecator;
     log: ConsolidationLog;
   },
   principal: Principal,
@@ -104,23 +103,14 @@ export async function consolidate(
     memory_id: m.deprecatedId,
     superseded_by: m.keptId,
     reason: `consolidated into ${m.keptId} (similarity ${m.similarity.toFixed(3)})`,
+    agent_id: agentId,
   }));
-  if (principal.boundAgentId === undefined && !isPrivileged(principal)) {
-    // IngestInternal's deprecations act as the key itself for an unbound key with no item: deprecate
-    // one by one as the named agent instead (each merge stands on its own).
-    for (const d of deprecations) {
-      await deps.deprecator.deprecate(
-        { memoryId: d.memory_id, agentId, supersededBy: d.superseded_by, reason: d.reason },
-        caller,
-      );
-    }
-  } else {
-    const res = await deps.pipeline.ingest(
-      { items: [], kind: 'consolidation', depth: 0, atomic: true, deprecations },
-      caller,
-    );
-    if (!res.applied) throw new InvalidArgumentError('the consolidation plan was refused; nothing changed');
-  }
+  // Every merge in one transaction, acting as the named agent.
+  const res = await deps.pipeline.ingest(
+    { items: [], kind: 'consolidation', depth: 0, atomic: true, deprecations },
+    caller,
+  );
+  if (!res.applied) throw new InvalidArgumentError('the consolidation plan was refused; nothing changed');
   await deps.log.record(
     { projectId: principal.projectId, agentId, apiKeyId: principal.keyId },
     namespace,

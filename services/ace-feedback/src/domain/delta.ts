@@ -1,10 +1,10 @@
 import { actingAgent, isPrivileged, readerOf, type Principal } from '@engram/auth';
-import { InvalidArgumentError, type DetectionInfo } from '@engram/errors';
+import type { DetectionInfo } from '@engram/errors';
 import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Deprecation } from '@engram/proto/engram/memory/v1/memory';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { FieldChecks, isUuid } from './field-checks.ts';
-import type { MemoryLookup, SingleDeprecator, WritePipeline } from './ports.ts';
+import type { MemoryLookup, WritePipeline } from './ports.ts';
 
 export const DELTA_MAX_OPERATIONS = 100;
 export const DEPRECATION_REASON_MAX_LENGTH = 2000;
@@ -89,7 +89,7 @@ const refused = (
  * delta is: that operation is `rejected` with its reason (and detections), the others `not_applied`.
  */
 export async function applyDelta(
-  deps: { memories: MemoryLookup; pipeline: WritePipeline; deprecator: SingleDeprecator },
+  deps: { memories: MemoryLookup; pipeline: WritePipeline },
   principal: Principal,
   caller: unknown,
   req: { agentId: string; operations: readonly DeltaOperation[] },
@@ -131,40 +131,14 @@ export async function applyDelta(
   const problem = await checkDeprecations(deps.memories, principal, agentId, deprecations);
   if (problem) return refused(req.operations, (i) => (i === problem.index ? problem : undefined));
 
-  // IngestInternal's deprecations act as the agent of its first item (a bound key: always its agent;
-  // a privileged key: may deprecate anything). An unbound key therefore puts an add of its own agent
-  // first; with no add at all it deprecates one by one through memory-store (each pre-checked above).
-  const selfFirst =
-    deprecations.length > 0 && principal.boundAgentId === undefined && !isPrivileged(principal);
-  if (selfFirst && adds.length === 0) {
-    for (const { dep } of deprecations) {
-      await deps.deprecator.deprecate(
-        { memoryId: dep.memory_id, agentId, supersededBy: dep.superseded_by, reason: dep.reason },
-        caller,
-      );
-    }
-    return applied(req.operations, new Map());
-  }
-  if (selfFirst) {
-    const own = adds.findIndex((a) => a.item.agent_id === agentId);
-    if (own < 0) {
-      throw new InvalidArgumentError('request failed validation', [
-        {
-          field: 'operations',
-          description: 'a delta that adds and deprecates adds at least one memory as agent_id',
-          reason: 'INVALID_VALUE',
-        },
-      ]);
-    }
-    adds.unshift(...adds.splice(own, 1));
-  }
   const res = await deps.pipeline.ingest(
     {
       items: adds.map((a) => a.item),
       kind: 'delta',
       depth: 0,
       atomic: true,
-      deprecations: deprecations.map((d) => d.dep),
+      // Each deprecation acts as the delta's agent, in the same transaction as the adds.
+      deprecations: deprecations.map((d) => ({ ...d.dep, agent_id: agentId })),
     },
     caller,
   );

@@ -82,18 +82,6 @@ export interface WritePipeline {
   ingest(req: IngestInternalRequest, caller: unknown): Promise<IngestInternalResponse>;
 }
 
-/**
- * memory-store's single deprecation (POST /memories/{id}/deprecate semantics), acting as `agentId`.
- * Used where IngestInternal cannot carry the acting agent: its deprecations act as the agent of the
- * first item, so an unbound key deprecating without adding as that agent goes this way.
- */
-export interface SingleDeprecator {
-  deprecate(
-    req: { memoryId: string; agentId: string; supersededBy?: string | undefined; reason: string },
-    caller: unknown,
-  ): Promise<void>;
-}
-
 export interface RunRepository {
   /** Inserts a started run; false when the run_id exists in the project. */
   insert(actor: Actor, run: NewRun): Promise<boolean>;

@@ -12,7 +12,6 @@ import type {
   ReadScreen,
   RunRepository,
   SessionRepository,
-  SingleDeprecator,
   VoteRepository,
   WritePipeline,
 } from '../domain/ports.ts';
@@ -29,7 +28,6 @@ export interface AceDeps {
   readonly sessions: SessionRepository;
   readonly features: FeatureRepository;
   readonly pipeline: WritePipeline;
-  readonly deprecator: SingleDeprecator;
   readonly screen: ReadScreen;
   readonly log: ConsolidationLog;
 }

@@ -47,13 +47,20 @@ export function writerHandlers(
 ): Partial<HandlersOf<typeof MemoryWriterServiceService, Principal>> {
   return {
     async persistMemories(req, { principal }) {
-      // Deprecations act as the agent of the request's first draft, else as the key's own identity.
-      const agent = actingAgent(principal, req.drafts[0]?.agent_id);
+      // Each deprecation acts as its own agent_id, else as the agent of the request's first draft,
+      // else as the key's own identity (actingAgent refuses a bound key naming another agent).
+      const fallback = req.drafts[0]?.agent_id;
       const { results, deprecatedIds } = await persistMemories(
         deps,
         principal,
         req.drafts.map((d) => draftOf(d, principal)),
-        req.deprecations.map((d) => ({ ...d, agent_id: agent })),
+        req.deprecations.map((d) => ({
+          ...d,
+          agent_id: actingAgent(
+            principal,
+            d.agent_id !== undefined && d.agent_id !== '' ? d.agent_id : fallback,
+          ),
+        })),
       );
       return { results, deprecated_ids: deprecatedIds };
     },

@@ -108,6 +108,11 @@ export interface Deprecation {
   /** The memory that replaces it, if any. */
   superseded_by?: string | undefined;
   reason: string;
+  /**
+   * The agent the deprecation acts as (a bound key: its own agent only); when empty, the agent of the
+   * request's first item, else the key's own identity.
+   */
+  agent_id?: string | undefined;
 }
 
 /** A list of memories, as every read that returns several answers. */
@@ -794,7 +799,7 @@ export const WriteResult: MessageFns<WriteResult> = {
 };
 
 function createBaseDeprecation(): Deprecation {
-  return { memory_id: "", superseded_by: undefined, reason: "" };
+  return { memory_id: "", superseded_by: undefined, reason: "", agent_id: undefined };
 }
 
 export const Deprecation: MessageFns<Deprecation> = {
@@ -807,6 +812,9 @@ export const Deprecation: MessageFns<Deprecation> = {
     }
     if (message.reason !== "") {
       writer.uint32(26).string(message.reason);
+    }
+    if (message.agent_id !== undefined) {
+      writer.uint32(34).string(message.agent_id);
     }
     return writer;
   },
@@ -848,6 +856,14 @@ export const Deprecation: MessageFns<Deprecation> = {
             message.reason = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.agent_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -868,6 +884,7 @@ export const Deprecation: MessageFns<Deprecation> = {
     message.memory_id = object.memory_id ?? "";
     message.superseded_by = object.superseded_by ?? undefined;
     message.reason = object.reason ?? "";
+    message.agent_id = object.agent_id ?? undefined;
     return message;
   },
 };
