@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { openDatabase, SESSION_HNSW_EF_SEARCH, type Database } from '@engram/db';
+import type { Knex } from 'knex';
+import { openDatabase, SESSION_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
 import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
 
 const show = async (db: Database, name: string) => {
@@ -42,13 +43,24 @@ for (const engine of ENGINES) {
         assert.deepEqual(s, { scan: 'relaxed_order', ef: String(SESSION_HNSW_EF_SEARCH), jit: 'off' });
     });
 
-    it('lets a transaction raise ef_search for itself only', async () => {
-      await db.knex.transaction(async (trx) => {
-        await trx.raw(`select set_config('hnsw.ef_search', '400', true)`);
-        const res: { rows: { v: string }[] } = await trx.raw(`select current_setting('hnsw.ef_search') as v`);
-        assert.equal(res.rows[0]?.v, '400');
-      });
-      assert.equal(await show(db, 'hnsw.ef_search'), String(SESSION_HNSW_EF_SEARCH));
+    it('runs a search at another ef_search for itself only, and at the default without a transaction', async () => {
+      const efIn = async (q: Knex) => {
+        const res: { rows: { v: string }[] } = await q.raw(`select current_setting('hnsw.ef_search') as v`);
+        return res.rows[0]?.v;
+      };
+      for (const ef of [40, 400]) {
+        assert.equal(await withHnswEfSearch(db.knex, ef, efIn), String(ef));
+        assert.equal(await show(db, 'hnsw.ef_search'), String(SESSION_HNSW_EF_SEARCH));
+      }
+      assert.equal(
+        await withHnswEfSearch(db.knex, SESSION_HNSW_EF_SEARCH, efIn),
+        String(SESSION_HNSW_EF_SEARCH),
+      );
+      // The default needs no transaction: the work runs on the pool itself.
+      const onPool = await withHnswEfSearch(db.knex, SESSION_HNSW_EF_SEARCH, (q) =>
+        Promise.resolve(q === db.knex),
+      );
+      assert.equal(onPool, true);
     });
   });
 }

@@ -147,12 +147,16 @@ for (const engine of ENGINES) {
       );
       assert.equal(res.applied, true);
       assert.deepEqual([...res.deprecated_ids].sort(), [a.body.id, b.body.id].sort());
-      // Acting as alice does not reach bob's memory, and a refused deprecation changes nothing.
+      // Acting as alice does not reach bob's private memory (404, as if missing), and nothing changes.
       await assert.rejects(
         ingest(
           { kind: 'delta', deprecations: [{ memory_id: foreign.body.id, reason: 'x', agent_id: 'alice' }] },
           md({ key: internal.key }),
         ),
+        (err: ServiceError) => {
+          assert.equal(err.code, status.NOT_FOUND, err.message); // invisible to alice: as if missing
+          return true;
+        },
       );
       const row = await t.engram.platform.db.knex('memories').where({ id: foreign.body.id }).first();
       assert.equal(row.is_deprecated, false);

@@ -37,6 +37,18 @@ export const SESSION_HNSW_EF_SEARCH = 200;
  */
 export const SESSION_SETTINGS_SQL = `set hnsw.iterative_scan = 'relaxed_order'; set hnsw.ef_search = ${SESSION_HNSW_EF_SEARCH}; set jit = off`;
 
+/**
+ * Runs `work` with hnsw.ef_search = ef: on the connection as it is when ef is the session default (one
+ * statement, no transaction), else in a transaction that raises or lowers it for itself only.
+ */
+export function withHnswEfSearch<T>(knex: Knex, ef: number, work: (q: Knex) => Promise<T>): Promise<T> {
+  if (ef === SESSION_HNSW_EF_SEARCH) return work(knex);
+  return knex.transaction(async (trx) => {
+    await trx.raw(`select set_config('hnsw.ef_search', ?, true)`, [String(ef)]);
+    return work(trx);
+  });
+}
+
 function pgKnex(url: string, poolMax: number): Knex {
   return knexFactory({
     client: 'pg',

@@ -13,7 +13,7 @@ export const HNSW_INDEX_NAME = 'memories_embedding_hnsw';
 export const HNSW_INDEX_PARAMS = Object.freeze({ m: 24, efConstruction: 200 });
 
 /** The parameters pgvector uses when an index names none. */
-const PGVECTOR_DEFAULTS = Object.freeze({ m: 16, efConstruction: 64 });
+export const PGVECTOR_DEFAULTS = Object.freeze({ m: 16, efConstruction: 64 });
 
 /** `create index memories_embedding_hnsw ...` with the shared build parameters. */
 export function createHnswIndexSql(

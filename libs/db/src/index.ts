@@ -1,5 +1,11 @@
-export { openDatabase, SESSION_HNSW_EF_SEARCH, SESSION_SETTINGS_SQL } from './database.ts';
+export { openDatabase, SESSION_HNSW_EF_SEARCH, SESSION_SETTINGS_SQL, withHnswEfSearch } from './database.ts';
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
 export type { Migration, MigrationSet } from './migrations.ts';
-export { createHnswIndexSql, HNSW_INDEX_NAME, HNSW_INDEX_PARAMS, hnswIndexParams } from './hnsw-index.ts';
+export {
+  createHnswIndexSql,
+  HNSW_INDEX_NAME,
+  HNSW_INDEX_PARAMS,
+  hnswIndexParams,
+  PGVECTOR_DEFAULTS,
+} from './hnsw-index.ts';

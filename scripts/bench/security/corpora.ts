@@ -82,13 +82,17 @@ export function bipia(dataDir: string): Corpus {
   return { name: 'bipia-email (indirect)', items };
 }
 
+/** A corpus file written for Engram: one item per line, `\n` escapes for line breaks. */
+function readLines(benchDataDir: string, file: string, injection: boolean, split: Item['split']): Item[] {
+  return readFileSync(join(benchDataDir, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((text) => ({ text: text.replace(/\\n/g, '\n'), injection, split }));
+}
+
 /** The benign memory-like corpus written for Engram: negatives full of trigger words. */
 export function benignMemories(benchDataDir: string): Corpus {
-  const read = (file: string, split: 'dev' | 'holdout'): Item[] =>
-    readFileSync(join(benchDataDir, file), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((text) => ({ text: text.replace(/\\n/g, '\n'), injection: false, split }));
+  const read = (file: string, split: Item['split']) => readLines(benchDataDir, file, false, split);
   return {
     name: 'engram benign memories (trigger words)',
     items: [
@@ -108,9 +112,6 @@ export function benignMemories(benchDataDir: string): Corpus {
 export function engramIndirect(benchDataDir: string): Corpus {
   return {
     name: 'engram indirect (written for Engram)',
-    items: readFileSync(join(benchDataDir, 'indirect-holdout.txt'), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((text) => ({ text: text.replace(/\\n/g, '\n'), injection: true, split: 'holdout' as const })),
+    items: readLines(benchDataDir, 'indirect-holdout.txt', true, 'holdout'),
   };
 }

@@ -4,11 +4,9 @@ import {
   HNSW_INDEX_NAME,
   HNSW_INDEX_PARAMS,
   hnswIndexParams,
+  PGVECTOR_DEFAULTS,
   type Migration,
 } from '@engram/db';
-
-/** pgvector's defaults, which every index built before this migration has. */
-const PREVIOUS = { m: 16, efConstruction: 64 };
 
 async function rebuildUnless(knex: Knex, want: { m: number; efConstruction: number }): Promise<void> {
   const have = await hnswIndexParams(knex);
@@ -27,5 +25,6 @@ async function rebuildUnless(knex: Knex, want: { m: number; efConstruction: numb
 export const hnswIndexParamsMigration: Migration = {
   name: '20261122000000-hnsw-index-params',
   up: (knex) => rebuildUnless(knex, HNSW_INDEX_PARAMS),
-  down: (knex) => rebuildUnless(knex, PREVIOUS),
+  // Every index built before this migration had pgvector's defaults.
+  down: (knex) => rebuildUnless(knex, PGVECTOR_DEFAULTS),
 };

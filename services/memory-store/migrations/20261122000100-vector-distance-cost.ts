@@ -9,21 +9,18 @@ import type { Migration } from '@engram/db';
  * Altering the function needs its owner (the role that created the extension); without that right
  * the statement is skipped with a notice and only the planning of small namespaces is affected.
  */
-const setCost = (cost: number) => (knex: Knex) =>
-  knex.raw(`
+const setCost = async (knex: Knex, cost: number) => {
+  await knex.raw(`
     do $$
     begin
       alter function cosine_distance(vector, vector) cost ${cost};
     exception when insufficient_privilege then
       raise notice 'engram: not the owner of cosine_distance(vector, vector); its planner cost stays as declared';
     end $$`);
+};
 
 export const vectorDistanceCost: Migration = {
   name: '20261122000100-vector-distance-cost',
-  up: async (knex) => {
-    await setCost(100)(knex);
-  },
-  down: async (knex) => {
-    await setCost(1)(knex);
-  },
+  up: (knex) => setCost(knex, 100),
+  down: (knex) => setCost(knex, 1),
 };

@@ -1,5 +1,5 @@
 import { whereVisible, type Reader } from '@engram/auth';
-import type { Database } from '@engram/db';
+import { withHnswEfSearch, type Database } from '@engram/db';
 import {
   EFFECTIVENESS_SQL,
   loadEffectiveness,
@@ -85,9 +85,7 @@ export class KnexMemoryLookup implements MemoryLookup {
     minSimilarity: number,
     { neighbours, maxMemories }: { neighbours: number; maxMemories: number },
   ): Promise<SimilarPair[]> {
-    return this.db.read.transaction(async (trx) => {
-      await trx.raw(`set local hnsw.iterative_scan = 'relaxed_order'`);
-      await trx.raw(`set local hnsw.ef_search = 100`);
+    return withHnswEfSearch(this.db.read, 100, async (trx) => {
       const outer = trx('memories')
         .select('memories.id', 'memories.embedding')
         .where('memories.namespace', namespace)

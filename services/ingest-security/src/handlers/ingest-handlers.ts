@@ -37,12 +37,12 @@ export function ingestHandlers(
    * event); the accepted ones are stored together; results in input order.
    */
   async function writeEach<T>(
+    field: string,
     items: readonly T[],
     toRequest: (item: T) => WriteRequest,
     ctx: CallContext<Principal>,
     kind: WriteOrigin['kind'],
   ) {
-    const field = kind === 'import' ? 'memories' : 'items';
     if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
       throw new InvalidArgumentError('request failed validation', [
         { field, description: `must hold 1 to ${MAX_BATCH_ITEMS} items`, reason: 'INVALID_VALUE' },
@@ -85,9 +85,9 @@ export function ingestHandlers(
     addProcedural: (req, ctx) => writeOne({ ...empty, ...req, memory_type: 'procedural' }, ctx, 'typed'),
     addControl: (req, ctx) => writeOne({ ...empty, ...req, memory_type: 'control' }, ctx, 'typed'),
 
-    addMemoryBatch: (req, ctx) => writeEach(req.items, (item) => item, ctx, 'add'),
+    addMemoryBatch: (req, ctx) => writeEach('items', req.items, (item) => item, ctx, 'add'),
 
     /** Export rows of another Engram, screened and signed anew; provenance kind "import". */
-    importMemories: (req, ctx) => writeEach(req.memories, importRequest, ctx, 'import'),
+    importMemories: (req, ctx) => writeEach('memories', req.memories, importRequest, ctx, 'import'),
   };
 }

@@ -56,10 +56,7 @@ export function writerHandlers(
         req.drafts.map((d) => draftOf(d, principal)),
         req.deprecations.map((d) => ({
           ...d,
-          agent_id: actingAgent(
-            principal,
-            d.agent_id !== undefined && d.agent_id !== '' ? d.agent_id : fallback,
-          ),
+          agent_id: actingAgent(principal, d.agent_id || fallback),
         })),
       );
       return { results, deprecated_ids: deprecatedIds };

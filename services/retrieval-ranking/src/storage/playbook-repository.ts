@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { whereVisible } from '@engram/auth';
-import type { Database } from '@engram/db';
+import { withHnswEfSearch, type Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
 import { EFFECTIVENESS_SQL, MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
 import type { PlaybookQuery, PlaybookRepository } from '../domain/playbook.ts';
@@ -22,9 +22,8 @@ export class KnexPlaybookRepository implements PlaybookRepository {
 
   async candidates(q: PlaybookQuery, limit: number, offset: number): Promise<PlaybookCandidate[]> {
     const vec = vectorLiteral(q.vector);
-    return this.db.read.transaction(async (trx) => {
-      await trx.raw(`set local hnsw.iterative_scan = 'relaxed_order'`);
-      await trx.raw(`set local hnsw.ef_search = ${Math.min(1000, Math.max(40, (limit + offset) * 2))}`);
+    const ef = Math.min(1000, Math.max(40, (limit + offset) * 2));
+    return withHnswEfSearch(this.db.read, ef, async (trx) => {
       const columns: (string | Knex.Raw)[] = [
         ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
         trx.raw('1 - (embedding <=> ?::vector) as score', [vec]),

@@ -1,5 +1,5 @@
 import { whereVisible } from '@engram/auth';
-import { SESSION_HNSW_EF_SEARCH, type Database } from '@engram/db';
+import { SESSION_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
 import type { Knex } from 'knex';
 import { vectorLiteral } from '@engram/embeddings';
 import { loadEffectiveness, MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
@@ -41,15 +41,12 @@ export class KnexSearchRepository implements SearchRepository {
 
   constructor(private readonly db: Database) {}
 
-  async search(q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
-    const ef = efSearch(limit + offset);
-    // Every session starts with iterative scans and SESSION_HNSW_EF_SEARCH (@engram/db): the common
-    // search is one statement; a deeper page raises ef_search for its own transaction only.
-    if (ef <= SESSION_HNSW_EF_SEARCH) return this.nearest(this.db.read, q, limit, offset);
-    return this.db.read.transaction(async (trx) => {
-      await trx.raw(`select set_config('hnsw.ef_search', ?, true)`, [String(ef)]);
-      return this.nearest(trx, q, limit, offset);
-    });
+  search(q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
+    // Sessions start with iterative scans and SESSION_HNSW_EF_SEARCH (@engram/db): the common search
+    // is one statement; a deeper page raises ef_search for its own transaction only.
+    return withHnswEfSearch(this.db.read, efSearch(limit + offset), (knex) =>
+      this.nearest(knex, q, limit, offset),
+    );
   }
 
   private async nearest(knex: Knex, q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
