@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { openDatabase, SESSION_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
-import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
+import { SESSION_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
+import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
 
 const show = async (db: Database, name: string) => {
   const res: { rows: Record<string, string>[] } = await db.knex.raw(`select current_setting(?, true) as v`, [
@@ -14,14 +14,13 @@ for (const engine of ENGINES) {
   describe(`database sessions (${engine})`, function () {
     this.timeout(60_000);
     let db: Database;
-    let pg: TestDatabase | undefined;
+    let store: EngineDatabase | undefined;
     before(async () => {
-      pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-      db = await openDatabase(pg ? { url: pg.url, poolMax: 3 } : { dataDir: 'memory://' });
+      store = await openEngineDatabase(engine, { poolMax: 3 });
+      db = store.db;
     });
     after(async () => {
-      await db?.close();
-      await pg?.drop();
+      await store?.close();
     });
 
     it('starts every connection with iterative HNSW scans, the default ef_search and no JIT', async () => {

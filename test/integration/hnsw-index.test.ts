@@ -5,12 +5,11 @@ import {
   HNSW_INDEX_PARAMS,
   hnswIndexParams,
   migrateLatest,
-  openDatabase,
   type Database,
 } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
 import { memoryStoreMigrations, pinEmbeddingSpace } from '@engram/memory-store';
-import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
+import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
 
 const indexOid = async (db: Database) => {
   const res: { rows: { oid: string }[] } = await db.knex.raw(
@@ -24,15 +23,14 @@ for (const engine of ENGINES) {
   describe(`the HNSW index and its build parameters (${engine})`, function () {
     this.timeout(60_000);
     let db: Database;
-    let pg: TestDatabase | undefined;
+    let store: EngineDatabase | undefined;
     before(async () => {
-      pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-      db = await openDatabase(pg ? { url: pg.url } : { dataDir: 'memory://' });
+      store = await openEngineDatabase(engine);
+      db = store.db;
       for (const set of [eventsMigrations, memoryStoreMigrations]) await migrateLatest(db, set);
     });
     after(async () => {
-      await db?.close();
-      await pg?.drop();
+      await store?.close();
     });
 
     it('is built with the shared parameters when a store pins its embedding space', async () => {

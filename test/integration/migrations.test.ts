@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { migrateLatest, migrateRollbackAll, openDatabase, type Database } from '@engram/db';
+import { migrateLatest, migrateRollbackAll, type Database } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
 import { memoryStoreMigrations } from '@engram/memory-store';
 import { aceMigrations } from '@engram/ace-feedback';
-import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
+import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
 
 const tables = async (db: Database) => {
   const res: { rows: { tablename: string }[] } = await db.knex.raw(
@@ -16,14 +16,13 @@ for (const engine of ENGINES) {
   describe(`migrations up and down (${engine})`, function () {
     this.timeout(60_000);
     let db: Database;
-    let pg: TestDatabase | undefined;
+    let store: EngineDatabase | undefined;
     before(async () => {
-      pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-      db = await openDatabase(pg ? { url: pg.url } : { dataDir: 'memory://' });
+      store = await openEngineDatabase(engine);
+      db = store.db;
     });
     after(async () => {
-      await db?.close();
-      await pg?.drop();
+      await store?.close();
     });
 
     it('applies every migration, rolls every one back, and applies them again', async () => {

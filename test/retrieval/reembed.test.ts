@@ -112,9 +112,10 @@ describe('engram reembed', function () {
     await c.connect();
     try {
       const col = await c.query(
-        `select format_type(atttypid, atttypmod) as t from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding'`,
+        `select format_type(atttypid, atttypmod) as t, attstorage as s from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding'`,
       );
       assert.equal(col.rows[0]?.t, `vector(${TINY_HIDDEN})`);
+      assert.equal(col.rows[0]?.s, 'm', 'the swapped column keeps its vectors on the heap page');
       const idx = await c.query(
         `select indexdef from pg_indexes where indexname = 'memories_embedding_hnsw'`,
       );

@@ -2,6 +2,7 @@ export { openDatabase, SESSION_HNSW_EF_SEARCH, SESSION_SETTINGS_SQL, withHnswEfS
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
 export type { Migration, MigrationSet } from './migrations.ts';
+export { keepEmbeddingInline, MEMORIES_TOAST_TUPLE_TARGET } from './embedding-storage.ts';
 export {
   createHnswIndexSql,
   HNSW_INDEX_NAME,

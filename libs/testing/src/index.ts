@@ -2,6 +2,8 @@ export { startTestEngram } from './embedded-engram.ts';
 export type { TestEngram } from './embedded-engram.ts';
 export { ENGINES } from './engines.ts';
 export type { TestEngine } from './engines.ts';
+export { openEngineDatabase } from './engine-database.ts';
+export type { EngineDatabase } from './engine-database.ts';
 export { ApiClient } from './http-client.ts';
 export type { ApiResponse } from './http-client.ts';
 export { createTestDatabase, testServerUrl } from './postgres.ts';

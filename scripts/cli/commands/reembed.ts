@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import { loadEngramConfig } from '@engram/config';
-import { createHnswIndexSql, HNSW_INDEX_NAME, openDatabase } from '@engram/db';
+import { createHnswIndexSql, HNSW_INDEX_NAME, keepEmbeddingInline, openDatabase } from '@engram/db';
 import { createEmbedder, vectorLiteral, type Embedder } from '@engram/embeddings';
 import { createLogger } from '@engram/logger';
 import { embeddingSettings } from '@engram/platform';
@@ -118,6 +118,8 @@ export async function run(argv: string[]): Promise<void> {
           await knex.raw('alter table memories drop column embedding_next');
       }
       await knex.raw(`alter table memories add column if not exists embedding_next vector(${dims})`);
+      // New vectors are written on the heap page from the start (keepEmbeddingInline).
+      await knex.raw('alter table memories alter column embedding_next set storage main');
       const total = Number(((await knex('memories').count('* as n').first()) as { n: string | number }).n);
       const bar = progressBar(total);
       let done =
@@ -157,6 +159,7 @@ export async function run(argv: string[]): Promise<void> {
         await trx.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
         await trx.raw('alter table memories drop column embedding');
         await trx.raw('alter table memories rename column embedding_next to embedding');
+        await keepEmbeddingInline(trx);
         await trx.raw(createHnswIndexSql());
         await trx('embedding_space')
           .where({ id: 1 })

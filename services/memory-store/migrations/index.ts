@@ -4,9 +4,17 @@ import { projectsAndKeys } from './20261121000000-projects-and-keys.ts';
 import { provenance } from './20261121000200-provenance.ts';
 import { hnswIndexParamsMigration } from './20261122000000-hnsw-index-params.ts';
 import { vectorDistanceCost } from './20261122000100-vector-distance-cost.ts';
+import { embeddingInline } from './20261122000200-embedding-inline.ts';
 
 /** The tables memory-store owns. */
 export const memoryStoreMigrations: MigrationSet = {
   owner: 'memory_store',
-  migrations: [projectsAndKeys, memories, provenance, hnswIndexParamsMigration, vectorDistanceCost],
+  migrations: [
+    projectsAndKeys,
+    memories,
+    provenance,
+    hnswIndexParamsMigration,
+    vectorDistanceCost,
+    embeddingInline,
+  ],
 };

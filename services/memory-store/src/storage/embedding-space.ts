@@ -1,4 +1,4 @@
-import { createHnswIndexSql, type Database } from '@engram/db';
+import { createHnswIndexSql, keepEmbeddingInline, type Database } from '@engram/db';
 import type { EmbeddingSpace } from '@engram/embeddings';
 
 export class EmbeddingSpaceMismatchError extends Error {
@@ -35,6 +35,7 @@ export async function pinEmbeddingSpace(db: Database, space: EmbeddingSpace): Pr
       dimensions: space.dimensions,
     });
     await trx.raw(`alter table memories alter column embedding type vector(${Number(space.dimensions)})`);
+    await keepEmbeddingInline(trx);
     await trx.raw(createHnswIndexSql());
   });
 }
