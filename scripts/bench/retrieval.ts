@@ -2,7 +2,8 @@
  * `make bench`: writes and reads through the gateway, on PGlite (the embedded process, `make start`)
  * and on PostgreSQL with the services as separate processes. Writes the bench:retrieval section of
  * docs/benchmarks.md. Options (environment):
- *   BENCH_1M=1             also 1,000,000 memories on PostgreSQL (long: about an hour of loading)
+ *   BENCH_1M=1             also 1,000,000 memories on PostgreSQL (about 25 more minutes: 3 of inserts,
+ *                          15 of index build; give PostgreSQL shared_buffers for the 2 GB index)
  *   BENCH_PGLITE_100K=1    also 100,000 memories on PGlite (slow: WASM index build)
  *   BENCH_ENGINES=postgres,pglite   which engines to run (default both)
  *   BENCH_DOCS=0           print the report instead of writing docs/benchmarks.md
@@ -11,14 +12,18 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
-import { HNSW_INDEX_PARAMS } from '@engram/db';
+import { HNSW_INDEX_NAME, HNSW_INDEX_PARAMS } from '@engram/db';
 import { efSearch } from '@engram/retrieval-ranking';
 import { createTestDatabase, startDistributed, type ApiClient } from '@engram/testing';
 import { bulkLoad } from './retrieval/bulk-load.ts';
+import { CpuMeter, cpuLine, type CpuSnapshot } from './retrieval/cpu.ts';
+import { postgresCeiling, type Ceiling } from './retrieval/pg-ceiling.ts';
 import { hnswRecall, type Recall } from './retrieval/recall.ts';
 import { row, TABLE_HEAD, writeSection } from './retrieval/report.ts';
+import type { LoadResult } from './retrieval/stats.ts';
 import {
   BATCH_ITEMS,
+  benchAdd,
   benchQuality,
   benchQueries,
   benchWrites,
@@ -36,7 +41,16 @@ const custom = env.BENCH_SIZES?.split(',').map(Number);
 interface EngineResults {
   readonly writes: WriteResults;
   readonly quality: QualityResults;
-  readonly reads: { size: number; q: QueryResults; recall: Recall; recall400: Recall }[];
+  readonly reads: {
+    size: number;
+    q: QueryResults;
+    recall: Recall;
+    recall400: Recall;
+    /** PostgreSQL alone (pgbench) with the service's vector SQL; PostgreSQL only. */
+    ceiling?: Ceiling[] | undefined;
+  }[];
+  /** add at 32 clients with the HNSW index dropped: how much of a write the index costs (PostgreSQL only). */
+  readonly withoutIndex?: { add1: LoadResult; add32: LoadResult; cpu: CpuSnapshot | undefined } | undefined;
 }
 
 const showRecall = (r: Recall) => `${r.ids.toFixed(3)} / ${r.distance.toFixed(3)}`;
@@ -99,9 +113,16 @@ async function onPostgres(sizes: number[]): Promise<EngineResults> {
   );
   const s0 = server.rows[0];
   if (s0) pgServer = `PostgreSQL ${s0.v} (shared_buffers ${s0.sb}), pgvector ${s0.pgv}.`;
+  const meter = new CpuMeter(new Map([...d.processes].map(([name, p]) => [name, p.child.pid ?? -1])));
   try {
     log('postgres: writes');
-    const writes = await benchWrites(d.admin);
+    const writes = await benchWrites(d.admin, 1, meter);
+    log('postgres: add without the HNSW index (diagnostic)');
+    await knex.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
+    const [add1] = await benchAdd(d.admin, 1, 300);
+    const [add32, cpu] = await benchAdd(d.admin, 32, 2000, meter);
+    const withoutIndex = { add1, add32, cpu };
+    log(`  ${add32.perSecond.toFixed(0)} writes/s (with the index: ${writes.add32.perSecond.toFixed(0)})`);
     log('postgres: conversational quality');
     const quality = await benchQuality(d.admin);
     const reader = await readerKey(d.admin);
@@ -109,19 +130,30 @@ async function onPostgres(sizes: number[]): Promise<EngineResults> {
     let loaded = 0;
     for (const size of sizes) {
       log(`postgres: loading ${size.toLocaleString('en')} memories`);
-      await bulkLoad(knex, { integrityKey: d.integrityKey, from: loaded, to: size, rebuildIndex: true, log });
+      // Rebuilds the index (dropped above for the diagnostic) in memory: about 3 kB per row.
+      const maintenanceWorkMem = `${Math.max(512, Math.ceil((size * 3) / 1000))}MB`;
+      await bulkLoad(knex, {
+        integrityKey: d.integrityKey,
+        from: loaded,
+        to: size,
+        rebuildIndex: true,
+        maintenanceWorkMem,
+        log,
+      });
       loaded = size;
       log(`postgres: queries at ${size.toLocaleString('en')}`);
-      const q = await benchQueries(reader, size);
+      const q = await benchQueries(reader, size, meter);
       // Without trust ranking the service asks for max(2 * top_k, 20) rows on its first page (vector-search.ts).
       const recall = await hnswRecall(knex, size, efSearch(20));
       const recall400 = await hnswRecall(knex, size, 400);
-      reads.push({ size, q, recall, recall400 });
+      log(`postgres: PostgreSQL alone at ${size.toLocaleString('en')} (pgbench)`);
+      const ceiling = await postgresCeiling(knex, db.url, size, efSearch(20), [1, 2, 4, 16]);
+      reads.push({ size, q, recall, recall400, ceiling });
       log(
-        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${showRecall(recall)}`,
+        `  query p50 ${q.query1.p50.toFixed(1)} ms, ${q.query16.perSecond.toFixed(0)} q/s; recall@10 ${showRecall(recall)}; PostgreSQL alone ${ceiling?.map((c) => `${c.perSecond.toFixed(0)} q/s at ${c.clients}`).join(', ') ?? 'not measured (no pgbench)'}`,
       );
     }
-    return { writes, quality, reads };
+    return { writes, quality, reads, withoutIndex };
   } finally {
     await knex.destroy();
     await d.stop();
@@ -173,6 +205,48 @@ async function onPglite(sizes: number[]): Promise<EngineResults> {
   }
 }
 
+/** Where the CPU went, and what PostgreSQL alone reaches (PostgreSQL runs only). */
+function costLines(r: EngineResults): string[] {
+  const out: string[] = [];
+  const ceilings = r.reads.filter((x) => x.ceiling);
+  if (ceilings.length > 0) {
+    out.push(
+      `PostgreSQL alone: the service's vector SQL (same columns, filters and visibility, 20 rows, ef_search ${efSearch(20)}) run by pgbench with no Engram process in the path, 10 s per point: ${ceilings
+        .map(
+          (x) =>
+            `at ${x.size.toLocaleString('en')}, ${x
+              .ceiling!.map(
+                (c) =>
+                  `${c.clients} client${c.clients > 1 ? 's' : ''} ${c.perSecond.toFixed(0)} q/s (mean ${c.meanMs.toFixed(1)} ms)`,
+              )
+              .join(', ')}`,
+        )
+        .join('; ')}. Through the gateway a query can reach at most this rate on the same cores.`,
+      '',
+    );
+  }
+  const cpu: string[] = [];
+  if (r.writes.add32Cpu) cpu.push(`- add at 32 clients: ${cpuLine(r.writes.add32Cpu)}`);
+  if (r.withoutIndex?.cpu) {
+    cpu.push(
+      `- add with the HNSW index dropped (a diagnostic, not a configuration): p50 ${r.withoutIndex.add1.p50.toFixed(1)} ms at 1 client (${r.writes.add1.p50.toFixed(1)} with the index); at 32 clients ${r.withoutIndex.add32.perSecond.toFixed(0)} writes/s, ${cpuLine(r.withoutIndex.cpu)}`,
+    );
+  }
+  for (const x of r.reads) {
+    if (x.q.query16Cpu)
+      cpu.push(`- query at 16 clients, ${x.size.toLocaleString('en')} memories: ${cpuLine(x.q.query16Cpu)}`);
+  }
+  if (cpu.length > 0) {
+    out.push(
+      'CPU milliseconds per operation by process (from /proc; two cores give 2,000 ms per second):',
+      '',
+      ...cpu,
+      '',
+    );
+  }
+  return out;
+}
+
 function section(name: string, r: EngineResults): string[] {
   const first = r.reads[0];
   const last = r.reads[r.reads.length - 1];
@@ -180,16 +254,23 @@ function section(name: string, r: EngineResults): string[] {
     first && last && last !== first
       ? `query p50 grows ${(last.q.query1.p50 / first.q.query1.p50).toFixed(2)}x from ${first.size.toLocaleString('en')} to ${last.size.toLocaleString('en')} memories (hybrid ${(last.q.hybrid1.p50 / first.q.hybrid1.p50).toFixed(2)}x).`
       : '';
+  const at10k = r.reads.find((x) => x.size === 10_000);
   const at100k = r.reads.find((x) => x.size === 100_000);
+  const at1m = r.reads.find((x) => x.size === 1_000_000);
   const met = (ok: boolean) => (ok ? 'met' : 'not met');
   const goals = [
     `Goals: write p50 <= 5 ms (${r.writes.add1.p50.toFixed(1)} ms at 1 client: ${met(r.writes.add1.p50 <= 5)});`,
     `>= 800 writes/s at 32 clients (${r.writes.add32.perSecond.toFixed(0)} add, ${r.writes.batch32.perSecond.toFixed(0)} via add_batch: ${met(r.writes.add32.perSecond >= 800)});`,
     at100k
-      ? `query p50 <= 10 ms and >= 500 q/s at 100k (${at100k.q.query1.p50.toFixed(1)} ms, ${at100k.q.query16.perSecond.toFixed(0)} q/s: ${met(at100k.q.query1.p50 <= 10 && at100k.q.query16.perSecond >= 500)});`
+      ? `query p50 <= 10 ms and >= 500 q/s at 100k (${at100k.q.query1.p50.toFixed(1)} ms, ${at100k.q.query16.perSecond.toFixed(0)} q/s: ${met(at100k.q.query1.p50 <= 10 && at100k.q.query16.perSecond >= 500)}${at100k.ceiling ? `; PostgreSQL alone reaches ${Math.max(...at100k.ceiling.map((c) => c.perSecond)).toFixed(0)} q/s` : ''});`
       : 'query at 100k: not measured;',
+    at10k && at1m
+      ? `query cost at most doubling from 10k to 1M (p50 ${at10k.q.query1.p50.toFixed(1)} -> ${at1m.q.query1.p50.toFixed(1)} ms, ${(at1m.q.query1.p50 / at10k.q.query1.p50).toFixed(2)}x: ${met(at1m.q.query1.p50 <= 2 * at10k.q.query1.p50)});`
+      : '',
     `HNSW recall@10 >= 0.95 (${met(r.reads.every((x) => x.recall.distance >= 0.95))}).`,
-  ].join(' ');
+  ]
+    .filter((x) => x !== '')
+    .join(' ');
   return [
     `### ${name}`,
     '',
@@ -210,6 +291,7 @@ function section(name: string, r: EngineResults): string[] {
       )
       .join('; ')}. ${growth}`,
     '',
+    ...costLines(r),
     `Conversational memory set (${r.quality.questions} questions over a ${28}-turn dialogue, evidence recall, hash embedder):`,
     '',
     ...qualityTable(r.quality),

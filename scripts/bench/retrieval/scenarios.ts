@@ -3,6 +3,7 @@ import type { ApiClient } from '@engram/testing';
 import { memoryText, queryText } from './corpus.ts';
 import { DIALOGUE, QUESTIONS } from './conversation.ts';
 import { BENCH_NAMESPACE } from './bulk-load.ts';
+import type { CpuMeter, CpuSnapshot } from './cpu.ts';
 import { runLoad, type LoadResult } from './stats.ts';
 
 export const BATCH_ITEMS = 20;
@@ -47,22 +48,49 @@ export interface WriteResults {
   readonly add32: LoadResult;
   readonly batch1: LoadResult;
   readonly batch32: LoadResult;
+  /** CPU ms per write by process during add at 32 clients (with a meter). */
+  readonly add32Cpu?: CpuSnapshot | undefined;
+}
+
+/** Runs a load, through the meter when there is one. */
+async function metered(
+  meter: CpuMeter | undefined,
+  load: () => Promise<LoadResult>,
+): Promise<[LoadResult, CpuSnapshot | undefined]> {
+  if (!meter?.available) return [await load(), undefined];
+  return meter.measure(load, (r) => r.count - r.errors);
+}
+
+/** Fresh content for every write of the run (the same text is never written twice). */
+let writeSeq = 10_000_000;
+function writeItem() {
+  const i = writeSeq++;
+  return { content: `${memoryText(i)} (write ${i})`, agent_id: `writer-${i % 32}`, namespace: 'writes' };
+}
+
+/** `total` adds from `clients` concurrent clients, with the CPU it cost each process when a meter is given. */
+export function benchAdd(
+  api: ApiClient,
+  clients: number,
+  total: number,
+  meter?: CpuMeter,
+): Promise<[LoadResult, CpuSnapshot | undefined]> {
+  return metered(meter, () => runLoad(clients, total, () => ok(api, '/memories/add', writeItem())));
 }
 
 /** add and add_batch (20 items) through the gateway at 1 and 32 concurrent clients; fresh content each time. */
-export async function benchWrites(api: ApiClient, scale = 1): Promise<WriteResults> {
-  let seq = 10_000_000;
-  const item = () => {
-    const i = seq++;
-    return { content: `${memoryText(i)} (write ${i})`, agent_id: `writer-${i % 32}`, namespace: 'writes' };
-  };
-  const add = () => ok(api, '/memories/add', item());
-  const batch = () => ok(api, '/memories/add_batch', { items: Array.from({ length: BATCH_ITEMS }, item) });
+export async function benchWrites(api: ApiClient, scale = 1, meter?: CpuMeter): Promise<WriteResults> {
+  const add = () => ok(api, '/memories/add', writeItem());
+  const batch = () =>
+    ok(api, '/memories/add_batch', { items: Array.from({ length: BATCH_ITEMS }, writeItem) });
   // Warm-up: connections, key cache, JIT.
   await runLoad(4, 50, add);
+  const [add1] = await benchAdd(api, 1, 300 * scale);
+  const [add32, add32Cpu] = await benchAdd(api, 32, 2000 * scale, meter);
   return {
-    add1: await runLoad(1, 300 * scale, add),
-    add32: await runLoad(32, 2000 * scale, add),
+    add1,
+    add32,
+    add32Cpu,
     batch1: await runLoad(1, 30 * scale, batch, BATCH_ITEMS),
     batch32: await runLoad(32, 150 * scale, batch, BATCH_ITEMS),
   };
@@ -73,10 +101,12 @@ export interface QueryResults {
   readonly query16: LoadResult;
   readonly hybrid1: LoadResult;
   readonly hybrid16: LoadResult;
+  /** CPU ms per query by process during query at 16 clients (with a meter). */
+  readonly query16Cpu?: CpuSnapshot | undefined;
 }
 
 /** query and hybrid_query (top_k 10, an internal agent key: visibility in the SQL) at 1 and 16 clients. */
-export async function benchQueries(reader: ApiClient, size: number): Promise<QueryResults> {
+export async function benchQueries(reader: ApiClient, size: number, meter?: CpuMeter): Promise<QueryResults> {
   const body = (i: number) => ({
     query: queryText((i * 7919) % size, i),
     namespace: BENCH_NAMESPACE,
@@ -85,9 +115,12 @@ export async function benchQueries(reader: ApiClient, size: number): Promise<Que
   const q = (path: string) => (i: number) => ok(reader, path, body(i));
   await runLoad(4, 100, q('/memories/query'));
   await runLoad(4, 100, q('/memories/hybrid_query'));
+  const query1 = await runLoad(1, 300, q('/memories/query'));
+  const [query16, query16Cpu] = await metered(meter, () => runLoad(16, 2000, q('/memories/query')));
   return {
-    query1: await runLoad(1, 300, q('/memories/query')),
-    query16: await runLoad(16, 2000, q('/memories/query')),
+    query1,
+    query16,
+    query16Cpu,
     hybrid1: await runLoad(1, 300, q('/memories/hybrid_query')),
     hybrid16: await runLoad(16, 1000, q('/memories/hybrid_query')),
   };
