@@ -10,6 +10,8 @@ export interface Database {
   readonly knex: Knex;
   /** Reads that tolerate replica lag; the primary when no DATABASE_READ_URL is set. */
   readonly read: Knex;
+  /** hnsw.ef_search every session starts with (HNSW_EF_SEARCH). */
+  readonly hnswEfSearch: number;
   /** True when the last ping succeeded; drives the health status. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -22,10 +24,15 @@ export interface DatabaseOptions {
   /** PGlite data directory; "memory://" keeps it in memory (tests). */
   readonly dataDir?: string;
   readonly poolMax?: number;
+  /** hnsw.ef_search of every session; default DEFAULT_HNSW_EF_SEARCH. */
+  readonly hnswEfSearch?: number;
 }
 
-/** hnsw.ef_search of every session; a search that needs a longer candidate list sets its own. */
-export const SESSION_HNSW_EF_SEARCH = 200;
+/**
+ * The default hnsw.ef_search of every session; a search that needs a longer candidate list sets its
+ * own. 200 keeps recall@10 at or above 0.95 up to about 100,000 memories (docs/benchmarks.md).
+ */
+export const DEFAULT_HNSW_EF_SEARCH = 200;
 
 /**
  * Settings of every database session, applied once per connection rather than per query:
@@ -35,21 +42,27 @@ export const SESSION_HNSW_EF_SEARCH = 200;
  * - no JIT: Engram's statements are short OLTP queries, where compiling costs more than it saves.
  * Requires session-level state, i.e. a direct connection or a pooler in session mode.
  */
-export const SESSION_SETTINGS_SQL = `set hnsw.iterative_scan = 'relaxed_order'; set hnsw.ef_search = ${SESSION_HNSW_EF_SEARCH}; set jit = off`;
+export function sessionSettingsSql(hnswEfSearch: number): string {
+  return `set hnsw.iterative_scan = 'relaxed_order'; set hnsw.ef_search = ${Math.trunc(hnswEfSearch)}; set jit = off`;
+}
 
 /**
- * Runs `work` with hnsw.ef_search = ef: on the connection as it is when ef is the session default (one
- * statement, no transaction), else in a transaction that raises or lowers it for itself only.
+ * Runs `work` on the read connection with hnsw.ef_search = ef: as it is when ef is the session default
+ * (one statement, no transaction), else in a transaction that raises or lowers it for itself only.
  */
-export function withHnswEfSearch<T>(knex: Knex, ef: number, work: (q: Knex) => Promise<T>): Promise<T> {
-  if (ef === SESSION_HNSW_EF_SEARCH) return work(knex);
-  return knex.transaction(async (trx) => {
+export function withHnswEfSearch<T>(
+  db: Pick<Database, 'read' | 'hnswEfSearch'>,
+  ef: number,
+  work: (q: Knex) => Promise<T>,
+): Promise<T> {
+  if (ef === db.hnswEfSearch) return work(db.read);
+  return db.read.transaction(async (trx) => {
     await trx.raw(`select set_config('hnsw.ef_search', ?, true)`, [String(ef)]);
     return work(trx);
   });
 }
 
-function pgKnex(url: string, poolMax: number): Knex {
+function pgKnex(url: string, poolMax: number, settings: string): Knex {
   return knexFactory({
     client: 'pg',
     connection: url,
@@ -60,14 +73,17 @@ function pgKnex(url: string, poolMax: number): Knex {
         conn: { query(sql: string, cb: (err: Error | null) => void): void },
         done: (err: Error | null, conn: unknown) => void,
       ) {
-        conn.query(SESSION_SETTINGS_SQL, (err) => done(err, conn));
+        conn.query(settings, (err) => done(err, conn));
       },
     },
     acquireConnectionTimeout: 10_000,
   });
 }
 
-async function pgliteKnex(dataDir: string): Promise<{ knex: Knex; close: () => Promise<void> }> {
+async function pgliteKnex(
+  dataDir: string,
+  settings: string,
+): Promise<{ knex: Knex; close: () => Promise<void> }> {
   const [{ PGlite }, { vector }, clientModule] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
@@ -75,7 +91,7 @@ async function pgliteKnex(dataDir: string): Promise<{ knex: Knex; close: () => P
   ]);
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir, extensions: { vector } });
-  await pglite.exec(SESSION_SETTINGS_SQL);
+  await pglite.exec(settings);
   const ClientPgLite = (clientModule as unknown as { default: Knex.Config['client'] }).default;
   const knex = knexFactory({
     client: ClientPgLite,
@@ -94,13 +110,18 @@ async function pgliteKnex(dataDir: string): Promise<{ knex: Knex; close: () => P
 /** Opens the primary (and read) connection; PGlite when no URL is given. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const poolMax = opts.poolMax ?? 10;
+  const hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
+  if (!Number.isInteger(hnswEfSearch) || hnswEfSearch < 1 || hnswEfSearch > 1000)
+    throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
+  const settings = sessionSettingsSql(hnswEfSearch);
   if (opts.url) {
-    const primary = pgKnex(opts.url, poolMax);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax) : primary;
+    const primary = pgKnex(opts.url, poolMax, settings);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings) : primary;
     return {
       engine: 'postgres',
       knex: primary,
       read,
+      hnswEfSearch,
       ping: () => pingKnex(primary),
       close: async () => {
         if (read !== primary) await read.destroy();
@@ -108,11 +129,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       },
     };
   }
-  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite');
+  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings);
   return {
     engine: 'pglite',
     knex: lite.knex,
     read: lite.knex,
+    hnswEfSearch,
     ping: () => pingKnex(lite.knex),
     close: lite.close,
   };

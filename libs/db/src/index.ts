@@ -1,4 +1,4 @@
-export { openDatabase, SESSION_HNSW_EF_SEARCH, SESSION_SETTINGS_SQL, withHnswEfSearch } from './database.ts';
+export { DEFAULT_HNSW_EF_SEARCH, openDatabase, sessionSettingsSql, withHnswEfSearch } from './database.ts';
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
 export type { Migration, MigrationSet } from './migrations.ts';

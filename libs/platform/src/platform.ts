@@ -63,6 +63,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     readUrl: config.databaseReadUrl,
     dataDir: join(config.dataDir, 'pglite'),
     poolMax: config.databasePoolMax,
+    hnswEfSearch: config.hnswEfSearch,
   });
   for (const set of [eventsMigrations, ...opts.migrations]) {
     const applied = await migrateLatest(db, set);

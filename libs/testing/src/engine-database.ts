@@ -4,6 +4,8 @@ import { createTestDatabase } from './postgres.ts';
 
 export interface EngineDatabase {
   readonly db: Database;
+  /** The PostgreSQL database's URL (undefined on PGlite). */
+  readonly url: string | undefined;
   /** Closes the connection and drops the PostgreSQL database. */
   close(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export async function openEngineDatabase(
   const db = await openDatabase(pg ? { url: pg.url, ...options } : { dataDir: 'memory://' });
   return {
     db,
+    url: pg?.url,
     close: async () => {
       await db.close();
       await pg?.drop();

@@ -85,7 +85,7 @@ export class KnexMemoryLookup implements MemoryLookup {
     minSimilarity: number,
     { neighbours, maxMemories }: { neighbours: number; maxMemories: number },
   ): Promise<SimilarPair[]> {
-    return withHnswEfSearch(this.db.read, 100, async (trx) => {
+    return withHnswEfSearch(this.db, 100, async (trx) => {
       const outer = trx('memories')
         .select('memories.id', 'memories.embedding')
         .where('memories.namespace', namespace)

@@ -23,7 +23,7 @@ export class KnexPlaybookRepository implements PlaybookRepository {
   async candidates(q: PlaybookQuery, limit: number, offset: number): Promise<PlaybookCandidate[]> {
     const vec = vectorLiteral(q.vector);
     const ef = Math.min(1000, Math.max(40, (limit + offset) * 2));
-    return withHnswEfSearch(this.db.read, ef, async (trx) => {
+    return withHnswEfSearch(this.db, ef, async (trx) => {
       const columns: (string | Knex.Raw)[] = [
         ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
         trx.raw('1 - (embedding <=> ?::vector) as score', [vec]),

@@ -1,5 +1,5 @@
 import { whereVisible } from '@engram/auth';
-import { SESSION_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
+import { DEFAULT_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
 import type { Knex } from 'knex';
 import { vectorLiteral } from '@engram/embeddings';
 import { loadEffectiveness, MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
@@ -26,11 +26,14 @@ interface EmbeddingSpaceRow {
  * 6.4 and 11 ms). 200 is the cheapest value that stays above 0.95 on every build; pgvector's default
  * index (m 16, ef_construction 64) gave 0.83 at 200 (3.6k buffers, 4.9 ms) and 0.90 at 400.
  */
-export const HNSW_EF_SEARCH_MIN = SESSION_HNSW_EF_SEARCH;
+export const HNSW_EF_SEARCH_MIN = DEFAULT_HNSW_EF_SEARCH;
 
-/** ef_search for a scan that must return `wanted` rows: twice that, at least the minimum, at most 1000. */
-export function efSearch(wanted: number): number {
-  return Math.min(1000, Math.max(HNSW_EF_SEARCH_MIN, wanted * 2));
+/**
+ * ef_search for a scan that must return `wanted` rows: twice that, at least the minimum (the
+ * session's HNSW_EF_SEARCH), at most 1000.
+ */
+export function efSearch(wanted: number, min: number = HNSW_EF_SEARCH_MIN): number {
+  return Math.min(1000, Math.max(min, wanted * 2));
 }
 
 /** How long the pinned embedding space is cached (it changes only through `engram reembed`). */
@@ -42,9 +45,9 @@ export class KnexSearchRepository implements SearchRepository {
   constructor(private readonly db: Database) {}
 
   search(q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
-    // Sessions start with iterative scans and SESSION_HNSW_EF_SEARCH (@engram/db): the common search
-    // is one statement; a deeper page raises ef_search for its own transaction only.
-    return withHnswEfSearch(this.db.read, efSearch(limit + offset), (knex) =>
+    // Sessions start with iterative scans and HNSW_EF_SEARCH (@engram/db): the common search is one
+    // statement; a deeper page raises ef_search for its own transaction only.
+    return withHnswEfSearch(this.db, efSearch(limit + offset, this.db.hnswEfSearch), (knex) =>
       this.nearest(knex, q, limit, offset),
     );
   }
