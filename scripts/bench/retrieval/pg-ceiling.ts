@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
-import { whereVisible } from '@engram/auth';
 import { HashEmbedder, vectorLiteral } from '@engram/embeddings';
-import { MEMORY_COLUMNS } from '@engram/memories';
+import { nearestQuery } from '@engram/retrieval-ranking';
 import { BENCH_NAMESPACE } from './bulk-load.ts';
 import { queryText } from './corpus.ts';
 
@@ -33,19 +32,21 @@ export interface Ceiling {
 }
 
 /**
- * The vector query of POST /memories/query (the same columns, filters and visibility as
- * retrieval-ranking's KnexSearchRepository for an agent-bound internal key, top_k 10 -> 20 rows)
- * with the query vector read from bench_query_vectors by the pgbench variable :i.
+ * The vector query of POST /memories/query, built by retrieval-ranking's own nearestQuery for an
+ * agent-bound internal key and top_k 10 (20 rows), with the query vector read from
+ * bench_query_vectors by the pgbench variable :i.
  */
 function querySql(knex: Knex): string {
-  const vec = '(select v from bench_query_vectors where i = :i)';
-  const qb = knex('memories')
-    .select([...MEMORY_COLUMNS.map((c) => `memories.${c}`), knex.raw(`1 - (embedding <=> ${vec}) as score`)])
-    .where('memories.namespace', BENCH_NAMESPACE)
-    .where('memories.is_deprecated', false)
-    .whereNotNull('memories.embedding');
-  whereVisible(qb, { projectId: 'default', agentId: 'agent-3', seesAll: false });
-  return qb.orderByRaw(`embedding <=> ${vec}`).limit(20).toQuery();
+  const vector = knex.raw('(select v from bench_query_vectors where i = :i)');
+  const q = {
+    reader: { projectId: 'default', agentId: 'agent-3', seesAll: false },
+    namespace: BENCH_NAMESPACE,
+    vector: [],
+    memoryTypes: [],
+    scopes: [],
+    authors: [],
+  };
+  return nearestQuery(knex, q, vector, 20, 0).toQuery();
 }
 
 /**

@@ -1,2 +1,2 @@
 export { RETRIEVAL_SERVICE_NAMES, retrievalServices } from './server.ts';
-export { efSearch, HNSW_EF_SEARCH_MIN } from './storage/search-repository.ts';
+export { efSearch, HNSW_EF_SEARCH_MIN, nearestQuery } from './storage/search-repository.ts';

@@ -1,11 +1,12 @@
 import type { Principal } from '@engram/auth';
 import type { Embedder } from '@engram/embeddings';
-import { uuidv7 } from '@engram/events';
+import { ConflictError } from '@engram/errors';
+import { uuidv7, type NewAuditEvent } from '@engram/events';
 import { canonicalJson, signProvenance, signV2 } from '@engram/integrity';
 import { contentKey } from './content-key.ts';
 import { deprecateInSession, type DeprecationRequest } from './deprecate.ts';
 import type { Draft, PersistResult, ProvenanceRecord } from './memory.ts';
-import type { AuditEventInput, MemoryRepository, WriteSession } from './ports.ts';
+import type { MemoryRepository, WriteSession } from './ports.ts';
 
 export interface PersistDeps {
   readonly repo: MemoryRepository;
@@ -52,7 +53,7 @@ export async function persistMemories(
 interface Prepared {
   readonly draft: Draft;
   readonly insert: Parameters<WriteSession['insert']>[0];
-  readonly created: AuditEventInput;
+  readonly created: NewAuditEvent;
   result(id: string, deduplicated: boolean): PersistResult;
 }
 
@@ -134,5 +135,10 @@ async function persistOne(session: WriteSession, principal: Principal, p: Prepar
     }
     // The conflicting row was deprecated or deleted meanwhile: try the insert once more.
   }
-  throw new Error('deduplication race did not settle');
+  // Twice in a row a duplicate blocked the insert and was gone before it could be returned: a client
+  // error to retry (409), not a server fault.
+  throw new ConflictError(
+    'the same content was written and retired concurrently; retry the write',
+    'DEDUPLICATION_RACE',
+  );
 }

@@ -1,14 +1,6 @@
 import type { Reader } from '@engram/auth';
+import type { NewAuditEvent } from '@engram/events';
 import type { Draft, StoredMemory } from './memory.ts';
-
-export interface AuditEventInput {
-  eventType: string;
-  projectId: string;
-  agentId?: string | null;
-  memoryId?: string | null;
-  apiKeyId?: string | null;
-  details?: Record<string, unknown>;
-}
 
 /** A unit of work: everything written through it commits or rolls back together. */
 export interface WriteSession {
@@ -28,7 +20,7 @@ export interface WriteSession {
       provenanceSignature: string;
       embedding: number[];
     },
-    created: AuditEventInput,
+    created: NewAuditEvent,
   ): Promise<boolean>;
   /**
    * Marks a live memory deprecated (is_deprecated, superseded_by, deprecation_reason) if the reader
@@ -52,7 +44,7 @@ export interface WriteSession {
   relabel(memoryId: string, label: Relabel): Promise<StoredMemory>;
   /** Deletes the memory (its provenance row goes with it); false when it was already gone. */
   delete(memoryId: string): Promise<boolean>;
-  appendEvent(event: AuditEventInput): Promise<void>;
+  appendEvent(event: NewAuditEvent): Promise<void>;
 }
 
 /** The signed label of a memory after a relabel, with the signature over it. */

@@ -2,16 +2,10 @@ import type { Knex } from 'knex';
 import { whereVisible, type Reader } from '@engram/auth';
 import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
-import { appendEvent, auditEventRow } from '@engram/events';
+import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
 import { ConflictError } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
-import type {
-  AuditEventInput,
-  ExportFilter,
-  MemoryRepository,
-  Relabel,
-  WriteSession,
-} from '../domain/ports.ts';
+import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
 import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
@@ -23,7 +17,7 @@ type InsertInput = Parameters<WriteSession['insert']>[0];
  * CTEs): a single round trip, atomic on its own, so a lone write needs no BEGIN/COMMIT. Provenance and
  * event are inserted only when the memory is (not on a deduplication conflict). True when inserted.
  */
-async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: AuditEventInput) {
+async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: NewAuditEvent) {
   const { draft: d } = input;
   const p = d.provenance;
   const e = auditEventRow(created);
@@ -104,7 +98,7 @@ class KnexWriteSession implements WriteSession {
     return row ? memoryFromRow(row) : undefined;
   }
 
-  insert(input: InsertInput, created: AuditEventInput): Promise<boolean> {
+  insert(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
     return insertMemory(this.trx, input, created);
   }
 
@@ -192,7 +186,7 @@ export class KnexMemoryRepository implements MemoryRepository {
     return out;
   }
 
-  async insertAlone(input: InsertInput, created: AuditEventInput): Promise<boolean> {
+  async insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
     const inserted = await insertMemory(this.db.knex, input, created);
     if (inserted) this.onCommit();
     return inserted;

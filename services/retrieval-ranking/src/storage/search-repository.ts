@@ -36,6 +36,32 @@ export function efSearch(wanted: number, min: number = HNSW_EF_SEARCH_MIN): numb
   return Math.min(1000, Math.max(min, wanted * 2));
 }
 
+/**
+ * The vector search statement: the reader's visible rows of the namespace that pass the filters, by
+ * cosine distance to `vector` (SQL for the query vector: a bound literal here, the bench's pgbench
+ * script reads it from a table), `limit` rows after `offset`, with score = cosine similarity.
+ */
+export function nearestQuery(
+  knex: Knex,
+  q: SearchQuery,
+  vector: Knex.Raw,
+  limit: number,
+  offset: number,
+): Knex.QueryBuilder {
+  const qb = knex('memories')
+    .select([
+      ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
+      knex.raw('1 - (embedding <=> ?) as score', [vector]),
+    ])
+    .where('memories.namespace', q.namespace)
+    .where('memories.is_deprecated', false)
+    .whereNotNull('memories.embedding');
+  whereVisible(qb, q.reader);
+  applyFilters(qb, q);
+  if (q.minScore !== undefined) void qb.whereRaw('1 - (embedding <=> ?) >= ?', [vector, q.minScore]);
+  return qb.orderByRaw('embedding <=> ?', [vector]).limit(limit).offset(offset);
+}
+
 /** How long the pinned embedding space is cached (it changes only through `engram reembed`). */
 const SPACE_TTL_MS = 5_000;
 
@@ -53,22 +79,10 @@ export class KnexSearchRepository implements SearchRepository {
   }
 
   private async nearest(knex: Knex, q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
-    const vec = vectorLiteral(q.vector);
-    const qb = knex('memories')
-      .select([
-        ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
-        knex.raw('1 - (embedding <=> ?::vector) as score', [vec]),
-      ])
-      .where('memories.namespace', q.namespace)
-      .where('memories.is_deprecated', false)
-      .whereNotNull('memories.embedding');
-    whereVisible(qb, q.reader);
-    applyFilters(qb, q);
-    if (q.minScore !== undefined) void qb.whereRaw('1 - (embedding <=> ?::vector) >= ?', [vec, q.minScore]);
-    const rows = (await qb
-      .orderByRaw('embedding <=> ?::vector', [vec])
-      .limit(limit)
-      .offset(offset)) as (MemoryRow & { score: number | string })[];
+    const vector = knex.raw('?::vector', [vectorLiteral(q.vector)]);
+    const rows = (await nearestQuery(knex, q, vector, limit, offset)) as (MemoryRow & {
+      score: number | string;
+    })[];
     return rows.map((r) => ({ ...memoryFromRow(r), score: Number(r.score) }));
   }
 
