@@ -3,25 +3,34 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.engram-installed
 MOCHA := node_modules/.bin/mocha
+# Development tools run the TypeScript sources (the engram-source export condition) through tsx.
+TSX := node --import tsx --conditions=engram-source
 export PGHOST ?= 127.0.0.1
 export ENGRAM_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 export ENGRAM_TEST_NATS_URL ?= nats://127.0.0.1:4222
+# git status when this make run started: `make test` fails when it leaves the working tree changed
+# (a fresh clone's `make start` and `make test` must leave `git status` clean).
+TREE_STATE = git status --porcelain --untracked-files=all 2>/dev/null | md5sum
+TREE_BEFORE := $(shell $(TREE_STATE))
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
 
-# npm install, not npm ci: the lock file npm 11 writes here lacks the other platforms' optional
-# binaries of @bufbuild/buf, which npm ci then reports as out of sync (docs/decisions.md).
+# npm ci from the committed lock (never rewritten here); again only when the lock changed.
 $(NODE_MODULES_STAMP): package.json package-lock.json
-	npm install --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-install: $(NODE_MODULES_STAMP) ## Install npm packages when package.json or package-lock.json changed
+install: $(NODE_MODULES_STAMP) ## Install npm packages (npm ci) when package.json or package-lock.json changed
 
-start: install ## Run the whole suite in one process on PGlite in ./data (ENGRAM_DATA_DIR), no external server
-	node --import tsx services/all-in-one/src/main.ts
+build: install ## Compile every lib and service to JavaScript + declarations in its dist/ (tsc -b, incremental)
+	node scripts/build-config.mjs
+	npx tsc -b tsconfig.build.json
 
-run-distributed: install ## Run the six processes against PostgreSQL + NATS (+ Redis) on this machine
+start: build ## Run the whole suite in one process on PGlite in ./data (ENGRAM_DATA_DIR), no external server
+	node --enable-source-maps services/all-in-one/dist/src/main.js
+
+run-distributed: build ## Run the six processes against PostgreSQL + NATS (+ Redis) on this machine
 	scripts/run-distributed
 
 services: ## Start PostgreSQL, NATS and Redis when they are not running; install pgvector when missing
@@ -30,38 +39,52 @@ services: ## Start PostgreSQL, NATS and Redis when they are not running; install
 generate: install ## Regenerate libs/proto (ts-proto) and the descriptor set from proto/
 	npx buf generate
 	npx buf build -o libs/proto/descriptor.binpb
+	$(TSX) scripts/gen-client.ts
 
 check-generated: install ## Fail when libs/proto is stale against proto/
 	scripts/check-generated
+	$(TSX) scripts/gen-client.ts --check
 
 lint: install ## Lint, format check, buf lint, import cycles, strict type check
 	npx buf lint
+	node scripts/build-config.mjs --check
 	npx tsc -p tsconfig.json
 	npx eslint --max-warnings 0 .
 	npx prettier --check . --log-level warn
 	npx madge --circular --extensions ts --ts-config tsconfig.json libs services scripts test
 
-docs: install ## Regenerate docs/configuration.md from the settings schema
-	node --import tsx scripts/gen-config-docs.ts > docs/configuration.md
+docs: install ## Regenerate docs/configuration.md, docs/metrics.md and docs/openapi.json (settings schema, metrics catalogue, protos)
+	$(TSX) scripts/gen-config-docs.ts > docs/configuration.md
+	$(TSX) scripts/gen-metrics-docs.ts > docs/metrics.md
+	$(TSX) scripts/gen-openapi.ts > docs/openapi.json
 
-check-docs: install ## Fail when docs/configuration.md is stale
-	diff -u docs/configuration.md <(node --import tsx scripts/gen-config-docs.ts)
+check-docs: install ## Fail when docs/configuration.md, docs/metrics.md or docs/openapi.json is stale
+	diff -u docs/configuration.md <($(TSX) scripts/gen-config-docs.ts)
+	diff -u docs/metrics.md <($(TSX) scripts/gen-metrics-docs.ts)
+	diff -u docs/openapi.json <($(TSX) scripts/gen-openapi.ts)
 
 unit: install ## Unit tests only (no I/O)
 	$(MOCHA) 'libs/*/test/**/*.test.ts'
 
-test: install services lint check-generated check-docs ## Every check and every test tier (what CI runs)
+test: install services lint check-generated check-docs build ## Every check and every test tier (what CI runs)
 	scripts/run-tests
+	@[ "$$($(TREE_STATE))" = "$(TREE_BEFORE)" ] || { echo "make test changed the working tree:"; git status --short; exit 1; }
 
 all: test ## Same as test
 
-bench: install services ## Write and read benchmarks through the gateway (PGlite and PostgreSQL); updates docs/benchmarks.md
-	node --import tsx scripts/bench/retrieval.ts
+bench: build services ## Write and read benchmarks through the gateway (PGlite and PostgreSQL); updates docs/benchmarks.md
+	$(TSX) scripts/bench/retrieval.ts
+
+bench-startup: build ## Start time and resident memory of the embedded process, tsx vs compiled; updates docs/benchmarks.md
+	$(TSX) scripts/bench/startup.ts
+
+bench-tracing: build ## What tracing costs per boundary, off and on; updates docs/benchmarks.md
+	$(TSX) scripts/bench/tracing.ts
 
 bench-security: install ## Content-security confusion matrices and latency per stage; updates docs/benchmarks.md
-	node --import tsx scripts/bench/security.ts
+	$(TSX) scripts/bench/security.ts
 
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-security clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security clean

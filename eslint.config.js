@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'libs/proto/src/gen/**', 'data/**', 'eslint.config.js'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -22,6 +22,31 @@ export default tseslint.config(
         'error',
         { selector: 'ExportAllDeclaration', message: 'export by name from index.ts (no export *)' },
       ],
+    },
+  },
+  {
+    // Plain JavaScript build tools (they run before anything is compiled): no type information.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { process: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
+    // @engram/client ships with no dependencies and runs wherever fetch does (Node 20, browsers,
+    // Deno, Bun, edge workers): relative imports only, no Node built-ins or globals.
+    files: ['libs/client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^[^.]', message: '@engram/client has no dependencies: relative imports only' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'Buffer', 'process', 'require', '__dirname', '__filename', 'global'],
     },
   },
   {

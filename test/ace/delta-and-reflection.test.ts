@@ -167,7 +167,10 @@ for (const engine of ENGINES) {
     });
 
     it('lets an unbound key deprecate as the agent it names, alone or together with adds', async () => {
-      const unbound = await t.admin.createKey({ trust_level: 'internal' });
+      const unbound = await t.admin.createKey({
+        trust_level: 'internal',
+        agent_ids: ['ops', 'someone-else'],
+      });
       const first = await addMemory(unbound, {
         content: 'Ops: page the on-call after 5 failures.',
         agent_id: 'ops',

@@ -272,7 +272,7 @@ for (const engine of ENGINES) {
         [[mine, theirs]],
       );
       assert.equal((await helper.get<MemoryBody>(`/memories/${theirs}`)).body.superseded_by, mine);
-      const unbound = await t.admin.createKey({ trust_level: 'internal' });
+      const unbound = await t.admin.createKey({ trust_level: 'internal', agent_ids: ['ci'] });
       const older = await addMemory(unbound, {
         content: 'Tag releases with the build number.',
         agent_id: 'ci',

@@ -28,11 +28,13 @@ for (const engine of ENGINES) {
     let t: TestEngram;
     let coder: ApiClient;
     let reviewer: ApiClient;
+    let team: ApiClient;
 
     before(async () => {
       t = await startTestEngram(engine);
       coder = await t.admin.createKey({ trust_level: 'internal', bound_agent_id: 'coder' });
       reviewer = await t.admin.createKey({ trust_level: 'internal', bound_agent_id: 'reviewer' });
+      team = await t.admin.createKey({ trust_level: 'internal', agent_ids: ['coder', 'reviewer'] });
     });
     after(() => t?.stop());
 
@@ -135,7 +137,9 @@ for (const engine of ENGINES) {
         'INVALID_TRANSITION',
       );
       // failed -> complete
-      const done = await reviewer.post<FeatureBody>('/memories/ace/feature/login/complete', {
+      // The feature is coder's: another agent's key does not see it; a key acting for coder does.
+      expectError(await reviewer.post('/memories/ace/feature/login/complete', { verified_by: 'x' }), 404);
+      const done = await team.post<FeatureBody>('/memories/ace/feature/login/complete', {
         verified_by: 'reviewer',
       });
       assert.equal(done.status, 200, done.text);

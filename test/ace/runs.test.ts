@@ -118,6 +118,50 @@ for (const engine of ENGINES) {
       );
     });
 
+    it('stores a failed run’s reflection in the namespace of the memories it used', async () => {
+      const inNs = (content: string, namespace: string) =>
+        addMemory(worker, { content, namespace, memory_type: 'strategy', scope: 'global' });
+      const cardRetry = await inNs('Retry a declined card payment once after 30 seconds.', 'payments');
+      const refunds = await inNs('Refunds go through the ledger service, never the card API.', 'payments');
+      const paging = await inNs('Page the payments on-call before a ledger migration.', 'ops');
+      const fail = async (runId: string, used: string[]) => {
+        const s = await worker.post('/ace/run', {
+          run_id: runId,
+          task_type: 'refund',
+          memory_ids_used: used,
+        });
+        assert.equal(s.status, 200, s.text);
+        const c = await worker.post<RunBody>(`/ace/run/${runId}/complete`, {
+          success: false,
+          evaluation: { error: `Run ${runId}: the refund was charged twice.` },
+        });
+        assert.equal(c.status, 200, c.text);
+        const reflection = await worker.get<{ namespace: string }>(`/memories/${c.body.reflection_id}`);
+        assert.equal(reflection.status, 200, reflection.text);
+        return { id: c.body.reflection_id!, namespace: reflection.body.namespace };
+      };
+      const shared = await fail('refund-1', [cardRetry, refunds]);
+      assert.equal(shared.namespace, 'payments', 'the namespace every used memory shares');
+      assert.equal(
+        (await fail('refund-2', [paging, cardRetry, refunds])).namespace,
+        'payments',
+        'the most common',
+      );
+      assert.equal((await fail('refund-3', [paging, cardRetry])).namespace, 'ops', 'a tie: the first listed');
+      assert.equal((await fail('refund-4', [])).namespace, 'default', 'no memory used');
+      // Where the team looks for lessons about payments, the lesson is there.
+      const playbook = await worker.post<{ entries: { id: string }[] }>('/memories/ace/playbook', {
+        query: 'the refund was charged twice',
+        namespace: 'payments',
+        memory_types: ['reflection'],
+      });
+      assert.equal(playbook.status, 200, playbook.text);
+      assert.ok(
+        playbook.body.entries.some((e) => e.id === shared.id),
+        playbook.text,
+      );
+    });
+
     it('lets only one of two concurrent failing completions through: one reflection, one vote', async () => {
       const s = await worker.post('/ace/run', {
         run_id: 'race-1',
@@ -169,7 +213,7 @@ for (const engine of ENGINES) {
       expectError(await worker.get('/ace/run/missing'), 404);
     });
 
-    it('binds run agents to the key: starting or completing another agent’s run is 403 AGENT_MISMATCH', async () => {
+    it('binds run agents to the key: starting another agent’s run is 403, completing one is 404', async () => {
       expectError(
         await worker.post('/ace/run', { run_id: 'x-1', agent_id: 'other', task_type: 'deploy' }),
         403,
@@ -181,7 +225,9 @@ for (const engine of ENGINES) {
         memory_ids_used: [strategy],
       });
       assert.equal(theirs.status, 200, theirs.text);
-      expectError(await worker.post('/ace/run/other-1/complete', { success: false }), 403, 'AGENT_MISMATCH');
+      // Another agent's run does not exist for this key (its memory ids and evaluation are not ours).
+      expectError(await worker.get('/ace/run/other-1'), 404);
+      expectError(await worker.post('/ace/run/other-1/complete', { success: false }), 404);
       assert.equal((await other.get<RunBody>('/ace/run/other-1')).body.status, 'started');
       assert.equal((await votesOf(t, strategy)).filter((v) => v.task_id === 'other-1').length, 0);
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient, TestEngram } from '@engram/testing';
-import { LEVELS, SCOPES, type Level, type PrincipalCell, type Target } from './matrix-spec.ts';
+import { PRINCIPALS, principalLabel, SCOPES, type PrincipalCell, type Target } from './matrix-spec.ts';
 
 /** The world the matrix runs in: two projects, keys of every kind in the first, memories in both. */
 export interface AuthzWorld {
@@ -12,17 +12,37 @@ export interface AuthzWorld {
   readonly targets: ReadonlyMap<string, string>;
   /** Every memory id written in the other project (fixed and fresh): none may ever reach project A. */
   readonly otherProjectIds: Set<string>;
-  readonly foreign: { readonly session: string; readonly feature: string; readonly run: string };
   /** Writes a new target memory (for cells that change it). */
   freshTarget(t: Target): Promise<string>;
+  /**
+   * A new session, feature or run (pending, started) owned by alice or bob in the own project, or by
+   * alice in the other project; its id.
+   */
+  freshOwned(kind: OwnedKind, owner: 'self' | 'other' | 'other-project'): Promise<string>;
   /** A new key to revoke in the own or other project. */
   keyToRevoke(project: 'same' | 'other'): Promise<string>;
 }
 
+export type OwnedKind = 'session' | 'feature' | 'run';
+
 export const targetKey = (t: Target) => `${t.project}/${t.author}/${t.scope}`;
 
 export function keyLabel(p: PrincipalCell): string {
-  return p.kind === 'key' ? `${p.level} ${p.bound ? 'bound' : 'unbound'}` : p.kind;
+  return p.kind === 'key' ? principalLabel(p) : p.kind;
+}
+
+/** Whom a key of this cell acts for, as /admin/keys fields. */
+function bindingFields(p: PrincipalCell & { kind: 'key' }): Record<string, unknown> {
+  switch (p.binding) {
+    case 'bound':
+      return { bound_agent_id: 'alice' };
+    case 'lists':
+      return { agent_ids: ['alice'] };
+    case 'any':
+      return { any_agent: true };
+    default:
+      return {};
+  }
 }
 
 const unique = () => randomBytes(6).toString('hex');
@@ -46,15 +66,10 @@ export async function buildWorld(t: TestEngram): Promise<AuthzWorld> {
       t.admin.post<{ api_key: string; key_id: string }>('/admin/keys', { name: 'authz', ...body }),
       'create key',
     );
-  for (const level of LEVELS as readonly Level[]) {
-    for (const bound of [false, true]) {
-      const k = await keyOf({
-        project_id: projectId,
-        trust_level: level,
-        ...(bound ? { bound_agent_id: 'alice' } : {}),
-      });
-      keys.set(`${level} ${bound ? 'bound' : 'unbound'}`, k.api_key);
-    }
+  for (const p of PRINCIPALS) {
+    if (p.kind !== 'key') continue;
+    const k = await keyOf({ project_id: projectId, trust_level: p.level, ...bindingFields(p) });
+    keys.set(keyLabel(p), k.api_key);
   }
   const revoked = await keyOf({ project_id: projectId, trust_level: 'system' });
   await ok(t.admin.request('DELETE', `/admin/keys/${revoked.key_id}`), 'revoke key');
@@ -94,11 +109,19 @@ export async function buildWorld(t: TestEngram): Promise<AuthzWorld> {
         targets.set(targetKey(target), await write(writers[project], target));
       }
 
-  // Sessions, features and runs that exist only in the other project (where those routes are served).
-  const foreign = { session: `authz-s-${run}`, feature: `authz-f-${run}`, run: `authz-r-${run}` };
-  await writers.other.post('/memories/ace/session', { session_id: foreign.session, agent_id: 'alice' });
-  await writers.other.post('/memories/ace/feature', { feature_id: foreign.feature, description: 'x' });
-  await writers.other.post('/ace/run', { run_id: foreign.run, agent_id: 'alice', task_type: 'authz' });
+  const freshOwned = async (kind: OwnedKind, owner: 'self' | 'other' | 'other-project') => {
+    const writer = owner === 'other-project' ? writers.other : writers.same;
+    const agent_id = owner === 'other' ? 'bob' : 'alice';
+    const id = `authz-${kind}-${unique()}`;
+    const [path, body]: [string, Record<string, unknown>] =
+      kind === 'session'
+        ? ['/memories/ace/session', { session_id: id, agent_id }]
+        : kind === 'feature'
+          ? ['/memories/ace/feature', { feature_id: id, agent_id, description: 'authz matrix' }]
+          : ['/ace/run', { run_id: id, agent_id, task_type: 'authz' }];
+    await ok(writer.post(path, body), `create ${kind}`);
+    return id;
+  };
 
   const wait = expiresAt + 200 - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -109,10 +132,15 @@ export async function buildWorld(t: TestEngram): Promise<AuthzWorld> {
     keys,
     targets,
     otherProjectIds,
-    foreign,
     freshTarget: (target) => write(writers[target.project], target),
+    freshOwned,
     keyToRevoke: async (project) =>
-      (await keyOf({ project_id: project === 'same' ? projectId : otherProjectId, trust_level: 'internal' }))
-        .key_id,
+      (
+        await keyOf({
+          project_id: project === 'same' ? projectId : otherProjectId,
+          trust_level: 'internal',
+          any_agent: true,
+        })
+      ).key_id,
   };
 }

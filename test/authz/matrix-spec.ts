@@ -6,26 +6,45 @@
  *
  * The expectations are written from DESIGN.md, not from the code: the actor is agent "alice" (the
  * bound agent of bound keys, the agent_id an unbound key names); targets are authored by alice ("self")
- * or bob ("other"); bob's agent-shared memories are shared with alice, alice's with carol.
+ * or bob ("other"); bob's agent-shared memories are shared with alice, alice's with carol. Whom a key
+ * may act for is docs/decisions.md's rule: a bound key its agent, an internal key the agents it lists
+ * (here: alice) or any agent when created with any_agent, a privileged or system key any agent
+ * unless bound; an untrusted key is always bound.
  */
 export const LEVELS = ['untrusted', 'internal', 'privileged', 'system'] as const;
 export type Level = (typeof LEVELS)[number];
 export const SCOPES = ['agent-private', 'agent-shared', 'global'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * Whom a key acts for: bound (to alice), lists (agent_ids [alice]), any (any_agent), unbound
+ * (privileged and system keys without a binding: any agent).
+ */
+export type Binding = 'bound' | 'lists' | 'any' | 'unbound';
+
 export type PrincipalCell =
-  | { readonly kind: 'key'; readonly level: Level; readonly bound: boolean }
+  | { readonly kind: 'key'; readonly level: Level; readonly binding: Binding }
   | { readonly kind: 'none' | 'revoked' | 'expired' };
 
+/** The keys that can be created: untrusted keys are bound, internal keys bound or listing or any_agent. */
 export const PRINCIPALS: readonly PrincipalCell[] = [
-  ...LEVELS.flatMap((level) => [
-    { kind: 'key', level, bound: false } as const,
-    { kind: 'key', level, bound: true } as const,
+  { kind: 'key', level: 'untrusted', binding: 'bound' },
+  { kind: 'key', level: 'internal', binding: 'bound' },
+  { kind: 'key', level: 'internal', binding: 'lists' },
+  { kind: 'key', level: 'internal', binding: 'any' },
+  ...(['privileged', 'system'] as const).flatMap((level) => [
+    { kind: 'key', level, binding: 'unbound' } as const,
+    { kind: 'key', level, binding: 'bound' } as const,
   ]),
   { kind: 'none' },
   { kind: 'revoked' },
   { kind: 'expired' },
 ];
+
+/** May a key of this binding act as bob (an agent other than alice)? */
+export function actsForOthers(binding: Binding): boolean {
+  return binding === 'any' || binding === 'unbound';
+}
 
 export interface Target {
   readonly project: 'same' | 'other';
@@ -39,6 +58,7 @@ export type Column =
   | { readonly kind: 'named'; readonly named: 'self' | 'other' }
   | { readonly kind: 'write'; readonly named: 'self' | 'other'; readonly scope: Scope }
   | { readonly kind: 'project'; readonly project: 'same' | 'other' }
+  | { readonly kind: 'owner'; readonly owner: 'self' | 'other' | 'other-project' }
   | { readonly kind: 'none' };
 
 /**
@@ -50,11 +70,15 @@ export type Column =
  * - admin: /admin (system, own project; other project -> 403); admin-project: creating projects
  *   (instance administrator only; no project key may); admin-key: revoking a key by id (system; a
  *   key of another project is unknown: 404)
- * - agent-read: a read that names the reader (bound key naming another agent -> 403)
+ * - agent-read: a read that names the reader (naming an agent the key may not act for -> 403)
  * - write: a write naming an agent and a scope (DESIGN.md principal table, write column)
- * - agent-action: a non-memory action naming an agent (bound mismatch -> 403, else 200)
- * - foreign-id: reads or changes an object (session, feature, run) by an id that exists only in
- *   another project -> 404 for everyone
+ * - agent-action: a non-memory action naming an agent (naming one the key may not act for -> 403,
+ *   else 200)
+ * - owned: reads or changes an object (session, feature, run) owned by alice, by bob, or by alice in
+ *   another project: a key that may act as the owner, or a privileged key, -> 200; anyone else ->
+ *   404 (existence not revealed)
+ * - owned-act: the same, but the change acts as the owner (completing a run votes as its agent): a
+ *   privileged key bound to another agent sees the object but is refused (403 AGENT_MISMATCH)
  * - project-action: acts on the project without naming an agent (200 for every valid key)
  */
 export type RouteKind =
@@ -68,7 +92,8 @@ export type RouteKind =
   | 'agent-read'
   | 'write'
   | 'agent-action'
-  | 'foreign-id'
+  | 'owned'
+  | 'owned-act'
   | 'project-action';
 
 /** Every RPC with a REST route, by its gRPC method path. A route missing here fails the matrix test. */
@@ -98,16 +123,16 @@ export const ROUTE_KINDS: Readonly<Record<string, RouteKind>> = {
   '/engram.ace.v1.AceService/ApplyDelta': 'write',
   '/engram.ace.v1.AceService/AddReflection': 'write',
   '/engram.ace.v1.AceService/CreateSession': 'agent-action',
-  '/engram.ace.v1.AceService/GetSession': 'foreign-id',
-  '/engram.ace.v1.AceService/UpdateSession': 'foreign-id',
-  '/engram.ace.v1.AceService/CreateFeature': 'project-action',
-  '/engram.ace.v1.AceService/GetFeature': 'foreign-id',
-  '/engram.ace.v1.AceService/CompleteFeature': 'foreign-id',
-  '/engram.ace.v1.AceService/FailFeature': 'foreign-id',
+  '/engram.ace.v1.AceService/GetSession': 'owned',
+  '/engram.ace.v1.AceService/UpdateSession': 'owned',
+  '/engram.ace.v1.AceService/CreateFeature': 'agent-action',
+  '/engram.ace.v1.AceService/GetFeature': 'owned',
+  '/engram.ace.v1.AceService/CompleteFeature': 'owned',
+  '/engram.ace.v1.AceService/FailFeature': 'owned',
   '/engram.ace.v1.AceService/ListFeatures': 'project-action',
   '/engram.ace.v1.AceService/StartRun': 'agent-action',
-  '/engram.ace.v1.AceService/GetRun': 'foreign-id',
-  '/engram.ace.v1.AceService/CompleteRun': 'foreign-id',
+  '/engram.ace.v1.AceService/GetRun': 'owned',
+  '/engram.ace.v1.AceService/CompleteRun': 'owned-act',
   '/engram.ace.v1.AceService/Curate': 'agent-read',
   '/engram.ace.v1.AceService/Consolidate': 'agent-read',
   '/engram.security.v1.SecurityAdminService/Scan': 'security',
@@ -147,6 +172,11 @@ export function columnsOf(kind: RouteKind): readonly Column[] {
       return (['self', 'other'] as const).flatMap((named) =>
         SCOPES.map((scope) => ({ kind: 'write', named, scope }) as const),
       );
+    case 'owned':
+    case 'owned-act':
+      return (['self', 'other', 'other-project'] as const).map(
+        (owner) => ({ kind: 'owner', owner }) as const,
+      );
     default:
       return [{ kind: 'none' }];
   }
@@ -183,9 +213,11 @@ export function expectedStatus(
   settings: MatrixSettings = DEFAULT_SETTINGS,
 ): number {
   if (p.kind !== 'key') return 401;
-  const { level, bound } = p;
+  const { level, binding } = p;
   const named = c.kind === 'named' || c.kind === 'write' ? c.named : 'self';
-  if (bound && named === 'other') return 403; // AGENT_MISMATCH on every agent-naming field
+  // AGENT_MISMATCH on every agent-naming field that names an agent the key may not act for.
+  if (!actsForOthers(binding) && named === 'other') return 403;
+  const privileged = rank(level) >= rank('privileged');
   switch (kind) {
     case 'memory-read':
       return c.kind === 'target' && visible(level, c.target) ? 200 : 404;
@@ -212,15 +244,27 @@ export function expectedStatus(
       if (level === 'internal' && c.scope === 'global' && settings.enableTrustLevels) return 403;
       return 200;
     }
-    case 'foreign-id':
-      return 404;
+    case 'owned':
+    case 'owned-act': {
+      if (c.kind !== 'owner' || c.owner === 'other-project') return 404;
+      if (c.owner === 'self') return 200;
+      if (!privileged && !actsForOthers(binding)) return 404;
+      return kind === 'owned-act' && binding === 'bound' ? 403 : 200;
+    }
     default:
       return 200;
   }
 }
 
+const BINDING_LABEL: Readonly<Record<Binding, string>> = {
+  bound: 'bound',
+  lists: 'lists alice',
+  any: 'any agent',
+  unbound: 'unbound',
+};
+
 export function principalLabel(p: PrincipalCell): string {
-  return p.kind === 'key' ? `${p.level} ${p.bound ? 'bound' : 'unbound'}` : `${p.kind} key`;
+  return p.kind === 'key' ? `${p.level} ${BINDING_LABEL[p.binding]}` : `${p.kind} key`;
 }
 
 export function columnLabel(c: Column): string {
@@ -233,6 +277,8 @@ export function columnLabel(c: Column): string {
       return `${c.named === 'self' ? 'as alice' : 'as bob'}, ${c.scope}`;
     case 'project':
       return c.project === 'same' ? 'own project' : 'other project';
+    case 'owner':
+      return c.owner === 'self' ? "alice's" : c.owner === 'other' ? "bob's" : "alice's, other project";
     default:
       return '-';
   }

@@ -8,7 +8,7 @@ import { RouteTable, type Route } from '@engram/gateway';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { startTestEngram, type TestEngram } from '@engram/testing';
 import { callGrpc, callRest, genericClient, type Answer } from './callers.ts';
-import { buildWorld, keyLabel, targetKey, type AuthzWorld } from './fixture.ts';
+import { buildWorld, keyLabel, targetKey, type AuthzWorld, type OwnedKind } from './fixture.ts';
 import {
   columnLabel,
   columnsOf,
@@ -38,6 +38,12 @@ function visibleTo(agent: 'alice' | 'bob', level: Level, t: Target): boolean {
   if (LEVELS.indexOf(level) >= LEVELS.indexOf('privileged') || t.scope === 'global') return true;
   if (agent === 'alice') return t.author === 'self' || t.scope === 'agent-shared';
   return t.author === 'other';
+}
+
+/** The kind of object an owned route reads or changes. */
+function ownedKindOf(route: Route): OwnedKind {
+  const method = route.grpcPath.slice(route.grpcPath.lastIndexOf('/') + 1);
+  return method.endsWith('Session') ? 'session' : method.endsWith('Run') ? 'run' : 'feature';
 }
 
 const fixedTargets = (w: AuthzWorld): [Target, string][] =>
@@ -123,7 +129,7 @@ function defineMatrix(
               fresh: randomBytes(6).toString('hex'),
               projectId: world.projectId,
               otherProjectId: world.otherProjectId,
-              foreign: world.foreign,
+              owned: column.kind === 'owner' ? await world.freshOwned(ownedKindOf(route), column.owner) : '',
               keyToRevoke:
                 kind === 'admin-key'
                   ? await world.keyToRevoke(column.kind === 'project' ? column.project : 'same')

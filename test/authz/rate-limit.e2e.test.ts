@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { decodeStatusDetails } from '@engram/grpc-kit';
 import { RetrievalServiceClient, type QueryRequest } from '@engram/proto/engram/retrieval/v1/retrieval';
-import { ApiClient, createTestDatabase, freePort, ManagedProcess, type TestDatabase } from '@engram/testing';
+import {
+  ApiClient,
+  compiledEntry,
+  createTestDatabase,
+  freePort,
+  ManagedProcess,
+  type TestDatabase,
+} from '@engram/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REDIS_URL = process.env.ENGRAM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -32,11 +39,13 @@ async function startInstance(
   const proc = ManagedProcess.spawn(
     'engram',
     process.execPath,
-    ['--import', 'tsx', 'services/all-in-one/src/main.ts'],
+    compiledEntry('services/all-in-one', 'main'),
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: databaseUrl,
+      // Both instances publish to their own bus: no process on this database uses NATS.
+      EVENTS_DELIVERY: 'in-process',
       ...(redis ? { REDIS_URL } : {}),
       SERVICE_API_KEY: secrets.adminKey,
       SERVICE_INTEGRITY_KEY: secrets.integrityKey,
@@ -107,6 +116,7 @@ for (const shared of [true, false]) {
         project_id: project,
         name: 'rl',
         trust_level: 'internal',
+        any_agent: true,
       });
       return created.body.api_key;
     };

@@ -25,14 +25,20 @@ the gRPC services (the same keys, the gRPC status mapped by the gateway's table)
 DESIGN.md section 5.
 
 How to read it: the actor is agent **alice**: the bound agent of bound keys, the agent_id an unbound
-key names. Targets are memories authored by alice or bob in the key's own project or in another
-project; bob's agent-shared memories are shared with alice, alice's with carol. "names bob" means the
-request names bob in its agent field (agent_id, voter_agent_id, source_agent_id): a bound key is then
-refused (403 AGENT_MISMATCH), an unbound key acts as bob. Every 200 of a read is also checked to
-contain no memory of the other project and, for reads, none the acting agent may not see. Unknown
-and invisible ids are 404 alike. A batch is judged by its single item's status, a delta answered
-with applied false by the reason of its rejected operation. Routes whose handler
-has not landed yet answer 501 after authentication (401 without a valid key); the test names them.
+key names. Keys: "bound" is bound to alice; "lists alice" is an internal key created with agent_ids
+[alice]; "any agent" an internal key created with any_agent; "unbound" a privileged or system key
+without a binding (it acts for any agent). An untrusted key is always bound (docs/decisions.md).
+Targets are memories authored by alice or bob in the key's own project or in another project; bob's
+agent-shared memories are shared with alice, alice's with carol. "names bob" means the request names
+bob in its agent field (agent_id, voter_agent_id, source_agent_id): a key that may not act for bob
+(bound, lists alice) is then refused (403 AGENT_MISMATCH), the others act as bob. Sessions, features
+and runs belong to an agent ("alice's", "bob's", or alice's in another project): a key that may act
+as the owner, or a privileged key, reads and changes one; to anyone else it does not exist (404).
+Every 200 of a read is also checked to contain no memory of the other project and, for reads, none
+the acting agent may not see. Unknown and invisible ids are 404 alike. A batch is judged by its
+single item's status, a delta answered with applied false by the reason of its rejected operation.
+Routes whose handler has not landed yet answer 501 after authentication (401 without a valid key);
+the test names them.
 
 Statuses: 200 allowed, 401 no/invalid/revoked/expired key, 403 refused (AGENT_MISMATCH,
 SCOPE_FORBIDDEN, ADMIN_REQUIRED), 404 not found or not visible.

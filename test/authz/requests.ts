@@ -13,8 +13,8 @@ export interface RequestContext {
   readonly fresh: string;
   readonly projectId: string;
   readonly otherProjectId: string;
-  /** Session, feature and run ids that exist only in the other project. */
-  readonly foreign: { readonly session: string; readonly feature: string; readonly run: string };
+  /** The session, feature or run of an owned route's column (owned by alice, bob, or in the other project). */
+  readonly owned: string;
   /** A key id to revoke: in the own project, or in the other project. */
   readonly keyToRevoke: string;
 }
@@ -108,31 +108,26 @@ export const REQUESTS: Readonly<Record<string, (r: RequestContext) => Json>> = {
     correct_approach: 'check the canary',
   }),
   '/engram.ace.v1.AceService/CreateSession': (r) => ({ session_id: `s-${r.fresh}`, agent_id: r.agent }),
-  '/engram.ace.v1.AceService/GetSession': (r) => ({ session_id: r.foreign.session, agent_id: 'alice' }),
-  '/engram.ace.v1.AceService/UpdateSession': (r) => ({
-    session_id: r.foreign.session,
-    agent_id: 'alice',
-    summary: 'authz matrix',
-  }),
+  // Owned objects are named by id alone: whether the key may act as their owner decides.
+  '/engram.ace.v1.AceService/GetSession': (r) => ({ session_id: r.owned }),
+  '/engram.ace.v1.AceService/UpdateSession': (r) => ({ session_id: r.owned, summary: 'authz matrix' }),
   '/engram.ace.v1.AceService/CreateFeature': (r) => ({
     feature_id: `f-${r.fresh}`,
+    agent_id: r.agent,
     description: 'authz matrix',
     test_steps: ['one'],
   }),
-  '/engram.ace.v1.AceService/GetFeature': (r) => ({ feature_id: r.foreign.feature }),
-  '/engram.ace.v1.AceService/CompleteFeature': (r) => ({
-    feature_id: r.foreign.feature,
-    verified_by: 'alice',
-  }),
-  '/engram.ace.v1.AceService/FailFeature': (r) => ({ feature_id: r.foreign.feature, reason: 'authz matrix' }),
+  '/engram.ace.v1.AceService/GetFeature': (r) => ({ feature_id: r.owned }),
+  '/engram.ace.v1.AceService/CompleteFeature': (r) => ({ feature_id: r.owned, verified_by: 'alice' }),
+  '/engram.ace.v1.AceService/FailFeature': (r) => ({ feature_id: r.owned, reason: 'authz matrix' }),
   '/engram.ace.v1.AceService/ListFeatures': () => ({}),
   '/engram.ace.v1.AceService/StartRun': (r) => ({
     run_id: `r-${r.fresh}`,
     agent_id: r.agent,
     task_type: 'authz',
   }),
-  '/engram.ace.v1.AceService/GetRun': (r) => ({ run_id: r.foreign.run }),
-  '/engram.ace.v1.AceService/CompleteRun': (r) => ({ run_id: r.foreign.run, success: true }),
+  '/engram.ace.v1.AceService/GetRun': (r) => ({ run_id: r.owned }),
+  '/engram.ace.v1.AceService/CompleteRun': (r) => ({ run_id: r.owned, success: true }),
   '/engram.ace.v1.AceService/Curate': (r) => ({ agent_id: r.agent }),
   '/engram.ace.v1.AceService/Consolidate': (r) => ({ agent_id: r.agent, dry_run: true }),
   '/engram.security.v1.SecurityAdminService/Scan': () => ({ content: 'a harmless sentence' }),
@@ -145,6 +140,7 @@ export const REQUESTS: Readonly<Record<string, (r: RequestContext) => Json>> = {
     project_id: projectOf(r),
     name: 'authz',
     trust_level: 'internal',
+    any_agent: true,
   }),
   '/engram.admin.v1.AdminService/ListKeys': (r) => ({ project_id: projectOf(r) }),
   '/engram.admin.v1.AdminService/RevokeKey': (r) => ({ key_id: r.keyToRevoke }),

@@ -8,6 +8,10 @@ import {
   type DistributedEngram,
   type TestDatabase,
 } from '@engram/testing';
+import { Metadata } from '@grpc/grpc-js';
+import { createClient, unary } from '@engram/grpc-kit';
+import { IngestServiceClient, type AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
+import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
 import { AuditConsumer } from './audit-consumer.ts';
 
 interface WriteBody {
@@ -101,6 +105,40 @@ describe('end to end: six processes behind the gateway, on PostgreSQL + NATS Jet
       scope: 'global',
     });
     assert.equal((await other.get(`/memories/${mine.body.id}`)).status, 404);
+  });
+
+  it('records channel rest for the gateway’s calls and grpc for a direct caller claiming rest', async () => {
+    const viaGateway = await engram.admin.post<WriteBody>('/memories/add', {
+      content: 'Written through the gateway of the distributed suite.',
+      agent_id: 'channel',
+    });
+    assert.equal(viaGateway.status, 200, viaGateway.text);
+    const client = createClient(IngestServiceClient, engram.addresses['ingest-security']!);
+    const md = new Metadata();
+    md.set('authorization', `Bearer ${engram.adminKey}`);
+    md.set('x-engram-channel', 'rest');
+    const direct = await unary<AddMemoryRequest, WriteResult>(
+      client.addMemory.bind(client),
+      {
+        content: 'Written straight to ingest-security, claiming to be REST.',
+        agent_id: 'channel',
+        shared_with: [],
+        metadata: undefined,
+        steps: [],
+        trigger_conditions: [],
+      },
+      md,
+    );
+    client.close();
+    const channel = async (id: string) => {
+      const res = await engram.admin.get<{ events: { details: { channel?: string } }[] }>(
+        `/security/audit?event_type=MEMORY_CREATED&memory_id=${id}`,
+      );
+      assert.equal(res.status, 200, res.text);
+      return res.body.events[0]?.details.channel;
+    };
+    assert.equal(await channel(viaGateway.body.id), 'rest');
+    assert.equal(await channel(direct.id), 'grpc');
   });
 
   it('rejects a 60,000-character content with a machine-readable 400', async () => {

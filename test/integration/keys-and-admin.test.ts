@@ -65,6 +65,7 @@ for (const engine of ENGINES) {
     it('stores only a hash of each key', async () => {
       const res = await t.admin.post<{ api_key: string; key_id: string }>('/admin/keys', {
         trust_level: 'internal',
+        any_agent: true,
         name: 'hash-check',
       });
       const row = (await t.engram.platform.db
@@ -78,6 +79,7 @@ for (const engine of ENGINES) {
     it('refuses an expired key', async () => {
       const expiring = await t.admin.createKey({
         trust_level: 'internal',
+        any_agent: true,
         expires_at: new Date(Date.now() + 1500).toISOString(),
       });
       assert.equal((await expiring.post('/memories/query', { query: 'x' })).status, 200);
@@ -85,13 +87,14 @@ for (const engine of ENGINES) {
       assert.equal((await expiring.post('/memories/query', { query: 'x' })).status, 401);
       const past = await t.admin.post<{ error: { reason: string } }>('/admin/keys', {
         trust_level: 'internal',
+        any_agent: true,
         expires_at: '2001-01-01T00:00:00Z',
       });
       assert.equal(past.status, 400);
     });
 
     it('keeps /admin to system keys, and other projects to the instance administrator', async () => {
-      const internal = await t.admin.createKey({ trust_level: 'internal' });
+      const internal = await t.admin.createKey({ trust_level: 'internal', any_agent: true });
       const privileged = await t.admin.createKey({ trust_level: 'privileged' });
       for (const c of [internal, privileged]) {
         const res = await c.post<{ error: { reason: string } }>('/admin/keys', { trust_level: 'internal' });
@@ -100,14 +103,23 @@ for (const engine of ENGINES) {
       }
       await t.admin.post('/admin/projects', { project_id: 'tenant-b' });
       const tenantAdmin = await t.admin.createKey({ trust_level: 'system', project_id: 'tenant-b' });
-      assert.equal((await tenantAdmin.post('/admin/keys', { trust_level: 'internal' })).status, 200);
+      assert.equal(
+        (await tenantAdmin.post('/admin/keys', { trust_level: 'internal', any_agent: true })).status,
+        200,
+      );
       assert.equal(
         (await tenantAdmin.post('/admin/keys', { trust_level: 'internal', project_id: 'default' })).status,
         403,
       );
       assert.equal((await t.admin.post('/admin/projects', { project_id: 'tenant-b' })).status, 409);
       assert.equal(
-        (await t.admin.post('/admin/keys', { trust_level: 'internal', project_id: 'nowhere' })).status,
+        (
+          await t.admin.post('/admin/keys', {
+            trust_level: 'internal',
+            any_agent: true,
+            project_id: 'nowhere',
+          })
+        ).status,
         404,
       );
       assert.equal((await t.admin.post('/admin/keys', { trust_level: 'root' })).status, 400);

@@ -127,7 +127,7 @@ for (const engine of ENGINES) {
       assert.equal((await patch(privileged, 'not-a-uuid', { scope: 'global' })).status, 404);
     });
 
-    it('never re-signs a tampered memory', async () => {
+    it('never re-signs a tampered memory, records the refusal, and never shows it in a no-op answer', async () => {
       const id = await add(owner, { content: 'Relabel after tampering.' });
       await tamper(knexOf(t), id, 'content');
       const res = await patch<ErrorBody>(privileged, id, { scope: 'global' });
@@ -135,6 +135,47 @@ for (const engine of ENGINES) {
       assert.equal(res.body.error.reason, 'INTEGRITY_FAILED');
       const row = await knexOf(t)('memories').where({ id }).first();
       assert.equal(row.scope, 'agent-private');
+      // The same label again changes nothing, and its answer would show the edited content.
+      const noop = await patch<ErrorBody>(owner, id, { scope: 'agent-private' });
+      assert.equal(noop.status, 409, noop.text);
+      assert.ok(!noop.text.includes('vault code'));
+      const refusals = (await integrityFailures(knexOf(t), id)).map((e) => e.details);
+      assert.deepEqual(refusals, [
+        { route: 'relabel', status: 'invalid', action: 'refused', author_agent_id: 'owner' },
+        { route: 'relabel', status: 'invalid', action: 'refused', author_agent_id: 'owner' },
+      ]);
+    });
+
+    it('never signs an unsigned memory: null the hash, edit the content, relabel is 409 and it stays unsigned', async () => {
+      const knex = knexOf(t);
+      const id = await add(owner, { content: 'Relabel after stripping the signature.' });
+      await knex('memories').where({ id }).update({ integrity_hash: null });
+      await tamper(knex, id, 'content');
+      // Readable as unsigned (INTEGRITY_REQUIRE_SIGNED is off), but nobody vouched for this content.
+      assert.equal((await owner.get(`/memories/${id}`)).status, 200);
+      for (const label of [{ scope: 'global' }, { trust_level: 'privileged' }]) {
+        const res = await patch<ErrorBody>(privileged, id, label);
+        assert.equal(res.status, 409, res.text);
+        assert.equal(res.body.error.reason, 'INTEGRITY_FAILED');
+        assert.match(res.body.error.message, /backfill-integrity/);
+      }
+      const row = await knex('memories').where({ id }).first();
+      assert.deepEqual([row.integrity_hash, row.scope, row.trust_level], [null, 'agent-private', 'internal']);
+      const verify = await t.admin.post<{ valid: boolean }>(`/security/verify/${id}`, {});
+      assert.equal(verify.body.valid, false, verify.text);
+      assert.deepEqual((await events(id)).length, 0, 'no SCOPE_CHANGED or TRUST_CHANGED');
+      const refusals = (await integrityFailures(knex, id)).map((e) => e.details);
+      assert.equal(refusals.length, 2);
+      assert.deepEqual(refusals[0], {
+        route: 'relabel',
+        status: 'unsigned',
+        action: 'refused',
+        author_agent_id: 'owner',
+      });
+      // An empty hash is unsigned too.
+      await knex('memories').where({ id }).update({ integrity_hash: '' });
+      assert.equal((await patch(privileged, id, { scope: 'global' })).status, 409);
+      assert.equal((await knex('memories').where({ id }).first()).integrity_hash, '');
     });
 
     it('deletes for the owner or a privileged key, leaving a tombstone without content', async () => {

@@ -31,8 +31,8 @@ for (const engine of ENGINES) {
     before(async () => {
       t = await startTestEngram(engine, { INTEGRITY_READ_MODE: 'flag' });
       privileged = await t.admin.createKey({ trust_level: 'privileged' });
-      internal = await t.admin.createKey({ trust_level: 'internal' });
-      untrusted = await t.admin.createKey({ trust_level: 'untrusted' });
+      internal = await t.admin.createKey({ trust_level: 'internal', any_agent: true });
+      untrusted = await t.admin.createKey({ trust_level: 'untrusted', bound_agent_id: 'scraper' });
       assert.equal((await t.admin.post('/admin/projects', { project_id: 'elsewhere' })).status, 200);
       otherAdmin = await t.admin.createKey({ trust_level: 'system', project_id: 'elsewhere' });
     });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { createTestDatabase, startTestEngram, type TestDatabase } from '@engram/testing';
+import { compiledEntry, createTestDatabase, startTestEngram, type TestDatabase } from '@engram/testing';
 import { add, NO_RATE_LIMITS, search } from './support.ts';
 import { TINY_HIDDEN, writeTinyModel } from './tiny-onnx-model.ts';
 
@@ -26,7 +26,7 @@ describe('engram reembed', function () {
     EMBEDDING_DIMENSIONS: String(TINY_HIDDEN),
   });
   const cli = (env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', 'scripts/cli/engram.ts', 'reembed'], {
+    run(process.execPath, [...compiledEntry('services/cli', 'engram'), 'reembed'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,

@@ -121,7 +121,11 @@ for (const engine of ENGINES) {
     });
 
     it('lets each deprecation act as its own agent: deprecations alone, all in one call, bound keys held to theirs', async () => {
-      const internal = await t.admin.createKey({ trust_level: 'internal', name: 'unbound internal' });
+      const internal = await t.admin.createKey({
+        trust_level: 'internal',
+        name: 'unbound internal',
+        any_agent: true,
+      });
       const a = await internal.post<WriteBody>('/memories/add', {
         content: 'Old rule A.',
         agent_id: 'alice',
@@ -223,7 +227,7 @@ for (const engine of ENGINES) {
     });
 
     it('ScanContent without the internal token needs a privileged or system key', async () => {
-      const internal = await t.admin.createKey({ trust_level: 'internal' });
+      const internal = await t.admin.createKey({ trust_level: 'internal', bound_agent_id: 'scanner' });
       await assert.rejects(
         scan({ content: 'hello' }, md({ key: internal.key, internal: false })),
         (e: ServiceError) => e.code === status.PERMISSION_DENIED,

@@ -1,5 +1,5 @@
 import { NotFoundError, PermissionDeniedError } from '@engram/errors';
-import { actingAgent } from './acting-agent.ts';
+import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
 import type { Reader } from './visibility.ts';
 
@@ -12,6 +12,10 @@ import type { Reader } from './visibility.ts';
  * | internal   | global + own + shared with it  | agent-private, agent-shared; global unless ENABLE_TRUST_LEVELS | own; may narrow own scope      | no                             |
  * | privileged | everything in the project      | all                                                  | all; relabel scope and trust             | security                       |
  * | system     | everything in the project      | all                                                  | all                                      | security and admin             |
+ *
+ * Whom a key acts for (the agent a request names) is acting-agent.ts's mayActAs: a bound key its
+ * agent; an untrusted key is always bound; an unbound internal key the agents it lists, or any agent
+ * when created with any_agent; privileged and system keys any agent unless bound.
  *
  * The project is the isolation boundary of every rule: nothing here ever grants access across
  * projects. Read paths apply canRead in SQL (whereVisible); these predicates serve single-row checks,
@@ -147,23 +151,24 @@ export function requireModify(
 }
 
 /**
- * The two agents of a handoff. A bound key must be the source or the target (403 AGENT_MISMATCH
- * otherwise); an unbound key names both freely. What is handed over is what the target may read.
+ * The two agents of a handoff. The key must be able to act as the source or the target (mayActAs:
+ * a bound key is one of them, a listing key lists one of them; else 403 AGENT_MISMATCH). What is
+ * handed over is what the target may read.
  */
 export function handoffAgents(
   principal: Principal,
   sourceAgentId: string,
   targetAgentId: string,
 ): { source: string; target: string } {
-  const bound = principal.boundAgentId;
-  if (bound !== undefined && sourceAgentId !== bound && targetAgentId !== bound) {
+  const source = sourceAgentId === '' ? actingAgent(principal, undefined) : sourceAgentId;
+  const target = targetAgentId === '' ? actingAgent(principal, undefined) : targetAgentId;
+  if (!mayActAs(principal, source) && !mayActAs(principal, target)) {
     throw new PermissionDeniedError(
-      'a bound API key must be the source or the target of a handoff',
+      principal.boundAgentId !== undefined
+        ? 'the agent this API key is bound to is neither the source nor the target of the handoff'
+        : 'this API key may act for neither the source nor the target of the handoff',
       'AGENT_MISMATCH',
     );
   }
-  return {
-    source: sourceAgentId === '' ? actingAgent(principal, undefined) : sourceAgentId,
-    target: targetAgentId === '' ? actingAgent(principal, undefined) : targetAgentId,
-  };
+  return { source, target };
 }

@@ -1,4 +1,4 @@
-export { actingAgent, assertAgentAllowed } from './acting-agent.ts';
+export { actingAgent, assertAgentAllowed, keyIdentity, mayAccessOwned, mayActAs } from './acting-agent.ts';
 export {
   canAdmin,
   canModify,

@@ -35,6 +35,8 @@ interface KeyRow {
   project_id: string;
   trust_level: string;
   bound_agent_id: string | null;
+  agent_ids: string[] | null;
+  any_agent: boolean;
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
   instance_admin: boolean;
@@ -107,6 +109,8 @@ export class KeyAuthenticator {
         'project_id',
         'trust_level',
         'bound_agent_id',
+        'agent_ids',
+        'any_agent',
         'expires_at',
         'revoked_at',
         'instance_admin',
@@ -122,6 +126,8 @@ export class KeyAuthenticator {
         keyId: row.key_id,
         trust: row.trust_level,
         boundAgentId: row.bound_agent_id ?? undefined,
+        agentIds: row.agent_ids ?? [],
+        anyAgent: row.any_agent,
         instanceAdmin: row.instance_admin,
       };
     }

@@ -14,6 +14,13 @@ export interface Principal {
   readonly trust: PrincipalTrust;
   /** When set, the key acts only as this agent. */
   readonly boundAgentId?: string | undefined;
+  /**
+   * An unbound internal key's explicit list of the agents it may act for (api_keys.agent_ids). Empty
+   * or absent: none but the key's own identity, unless anyAgent (docs/decisions.md).
+   */
+  readonly agentIds?: readonly string[] | undefined;
+  /** An unbound internal key created with any_agent: it acts for every agent of its project. */
+  readonly anyAgent?: boolean | undefined;
   /** The bootstrap key: creates projects and keys in any project. */
   readonly instanceAdmin: boolean;
 }

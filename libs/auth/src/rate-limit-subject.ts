@@ -1,3 +1,4 @@
+import { mayActAs } from './acting-agent.ts';
 import type { Principal } from './principal.ts';
 
 /** Request fields that name the acting agent, in order of preference. */
@@ -5,7 +6,9 @@ const AGENT_FIELDS = ['agent_id', 'voter_agent_id', 'source_agent_id'] as const;
 
 /**
  * Whom a request is counted against (DESIGN.md section 5): the project, and the acting agent: the
- * bound agent, else the agent the request names, else the key itself. No key is exempt.
+ * bound agent, else the agent the request names if the key may act for it (mayActAs; a key naming
+ * another agent is refused anyway, and must not spend that agent's budget), else the key itself. No
+ * key is exempt.
  */
 export function rateLimitSubject(
   principal: Principal,
@@ -18,7 +21,8 @@ export function rateLimitSubject(
     const fields = request as Record<string, unknown>;
     for (const f of AGENT_FIELDS) {
       const v = fields[f];
-      if (typeof v === 'string' && v !== '') return { projectId: principal.projectId, agent: v };
+      if (typeof v === 'string' && v !== '' && mayActAs(principal, v))
+        return { projectId: principal.projectId, agent: v };
     }
   }
   return { projectId: principal.projectId, agent: `key:${principal.keyId}` };

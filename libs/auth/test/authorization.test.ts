@@ -5,6 +5,7 @@ import {
   canRead,
   canRelabel,
   handoffAgents,
+  mayAccessOwned,
   rateLimitSubject,
   readerOf,
   requireAdmin,
@@ -143,10 +144,20 @@ describe('authorization rules (DESIGN.md section 5)', () => {
       outcome(() => handoffAgents(bound, 'bob', 'carol')),
       'AGENT_MISMATCH',
     );
-    assert.deepEqual(handoffAgents(principal('internal'), 'bob', 'carol'), {
+    assert.deepEqual(handoffAgents({ ...principal('internal'), anyAgent: true }, 'bob', 'carol'), {
       source: 'bob',
       target: 'carol',
     });
+    const listing = { ...principal('internal'), agentIds: ['alice'] };
+    assert.deepEqual(handoffAgents(listing, 'bob', 'alice'), { source: 'bob', target: 'alice' });
+    assert.equal(
+      outcome(() => handoffAgents(listing, 'bob', 'carol')),
+      'AGENT_MISMATCH',
+    );
+    assert.equal(
+      outcome(() => handoffAgents(principal('internal'), 'bob', 'carol')),
+      'AGENT_MISMATCH',
+    );
   });
 
   it('rate limits count the bound agent, else the named agent, else the key', () => {
@@ -154,11 +165,20 @@ describe('authorization rules (DESIGN.md section 5)', () => {
       projectId: 'p',
       agent: 'alice',
     });
-    assert.deepEqual(rateLimitSubject(principal('internal'), { agent_id: 'bob' }), {
+    const any = { ...principal('internal'), anyAgent: true };
+    assert.deepEqual(rateLimitSubject(any, { agent_id: 'bob' }), {
       projectId: 'p',
       agent: 'bob',
     });
-    assert.deepEqual(rateLimitSubject(principal('internal'), { voter_agent_id: 'v' }), {
+    // A key naming an agent it may not act for is refused later; it spends its own budget, not bob's.
+    assert.deepEqual(
+      rateLimitSubject({ ...principal('internal'), agentIds: ['alice'] }, { agent_id: 'bob' }),
+      {
+        projectId: 'p',
+        agent: 'key:k1',
+      },
+    );
+    assert.deepEqual(rateLimitSubject(any, { voter_agent_id: 'v' }), {
       projectId: 'p',
       agent: 'v',
     });
@@ -167,5 +187,19 @@ describe('authorization rules (DESIGN.md section 5)', () => {
       agent: 'key:k1',
     });
     assert.deepEqual(rateLimitSubject(principal('internal'), undefined), { projectId: 'p', agent: 'key:k1' });
+  });
+});
+
+describe('owned objects (runs, features, progress sessions)', () => {
+  it('belong to their agent: a key that may act as it, or a privileged key, else nobody', () => {
+    assert.equal(mayAccessOwned(principal('internal', 'alice'), 'alice'), true);
+    assert.equal(mayAccessOwned(principal('internal', 'alice'), 'bob'), false);
+    assert.equal(mayAccessOwned({ ...principal('internal'), agentIds: ['bob'] }, 'bob'), true);
+    assert.equal(mayAccessOwned({ ...principal('internal'), agentIds: ['bob'] }, 'alice'), false);
+    assert.equal(mayAccessOwned({ ...principal('internal'), anyAgent: true }, 'alice'), true);
+    assert.equal(mayAccessOwned(principal('internal'), 'alice'), false);
+    assert.equal(mayAccessOwned(principal('internal'), 'key:k1'), true);
+    assert.equal(mayAccessOwned(principal('privileged', 'alice'), 'bob'), true);
+    assert.equal(mayAccessOwned(principal('system'), 'bob'), true);
   });
 });

@@ -87,7 +87,35 @@ describe('write policy (DESIGN.md section 5)', () => {
       reason(() => actingAgent(principal('internal', 'a1'), 'a2')),
       'AGENT_MISMATCH',
     );
-    assert.equal(actingAgent(principal('internal'), 'anyone'), 'anyone');
+    assert.equal(actingAgent({ ...principal('internal'), anyAgent: true }, 'anyone'), 'anyone');
     assert.equal(actingAgent(principal('internal'), undefined), 'key:k');
+  });
+
+  it('an unbound internal key acts only for the agents it lists, or any agent when created so', () => {
+    const listing: Principal = { ...principal('internal'), agentIds: ['alice', 'bob'] };
+    assert.equal(actingAgent(listing, 'alice'), 'alice');
+    assert.equal(actingAgent(listing, 'bob', 'voter_agent_id'), 'bob');
+    assert.equal(
+      reason(() => actingAgent(listing, 'carol')),
+      'AGENT_MISMATCH',
+    );
+    assert.equal(actingAgent(listing, undefined), 'key:k');
+    // A key with neither (an unbound internal key from before the rule): no agent at all, only itself.
+    assert.equal(
+      reason(() => actingAgent(principal('internal'), 'alice')),
+      'AGENT_MISMATCH',
+    );
+    assert.equal(actingAgent(principal('internal'), 'key:k'), 'key:k');
+    assert.equal(
+      reason(() => actingAgent(principal('untrusted'), 'alice')),
+      'AGENT_MISMATCH',
+    );
+    // Privileged and system keys keep acting for any agent unless bound.
+    assert.equal(actingAgent(principal('privileged'), 'carol'), 'carol');
+    assert.equal(actingAgent(principal('system'), 'carol'), 'carol');
+    assert.equal(
+      reason(() => actingAgent(principal('system', 'alice'), 'carol')),
+      'AGENT_MISMATCH',
+    );
   });
 });

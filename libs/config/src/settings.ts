@@ -42,8 +42,24 @@ export const engramSchema = {
     min: 0,
     max: 65535,
   }),
+  metricsPort: int(
+    'ENGRAM_METRICS_PORT',
+    'Port of GET /metrics (Prometheus) of a gRPC service process; 0 serves none. Off by default because several processes may share a host; the Kubernetes manifests set 9464. The gateway (and all-in-one) always serve /metrics on ENGRAM_HTTP_PORT.',
+    { default: 0, min: 0, max: 65535 },
+  ),
   natsUrl: optionalStr('NATS_URL', 'NATS server with JetStream for audit events. Unset: in-process bus.'),
   natsStream: str('NATS_STREAM', 'JetStream stream of audit events.', { default: 'ENGRAM_AUDIT' }),
+  eventsDelivery: oneOf(
+    'EVENTS_DELIVERY',
+    "Where each process's outbox relay publishes audit events. auto: NATS JetStream when NATS_URL is set, the in-process bus when embedded (no DATABASE_URL); with DATABASE_URL and no NATS_URL the process refuses to start, since its relay would mark the shared outbox's events published into a bus no one else hears. nats: NATS_URL is required. in-process: the in-process bus although DATABASE_URL is set, only when no process on that database uses NATS (e.g. one all-in-one process on PostgreSQL).",
+    ['auto', 'nats', 'in-process'],
+    { default: 'auto' },
+  ),
+  eventsMaxPublishAttempts: int(
+    'EVENTS_MAX_PUBLISH_ATTEMPTS',
+    'Failed publishes of one audit event alone (the broker refused it, or published other events meanwhile) after which the relay moves it to the dead letter: audit_events.dead_lettered_at, an EVENT_DEAD_LETTERED audit record, engram_events_dead_lettered_total. An outage of the whole publisher never counts: those events wait.',
+    { default: 10, min: 1, max: 1000 },
+  ),
   redisUrl: optionalStr(
     'REDIS_URL',
     'Redis for rate limits shared across instances. Unset: in-process limits.',
@@ -88,7 +104,7 @@ export const engramSchema = {
   ),
   internalToken: optionalStr(
     'ENGRAM_INTERNAL_TOKEN',
-    'Shared secret services present to each other on internal RPCs (required when distributed).',
+    'Shared secret services present to each other on internal RPCs, and from which the gateway proves the provenance channel of the calls it forwards (required when distributed, by the gateway too).',
     { secret: true },
   ),
 
@@ -155,9 +171,11 @@ export const engramSchema = {
     ['drop', 'flag', 'off'],
     { default: 'drop' },
   ),
-  integrityRequireSigned: bool('INTEGRITY_REQUIRE_SIGNED', 'Treat unsigned rows as failing.', {
-    default: false,
-  }),
+  integrityRequireSigned: bool(
+    'INTEGRITY_REQUIRE_SIGNED',
+    'Treat unsigned rows as failing on read. Relabel and consolidation never trust an unsigned row either way.',
+    { default: false },
+  ),
 
   // Authorization and ranking
   enableTrustLevels: bool('ENABLE_TRUST_LEVELS', 'Forbid internal principals from writing global scope.', {
@@ -193,6 +211,11 @@ export const engramSchema = {
     default: 300,
     min: 1,
   }),
+  idempotencyTtlHours: int(
+    'IDEMPOTENCY_TTL_HOURS',
+    'How long a write answered under an Idempotency-Key is replayed to a repeat of that key (per project and API key); afterwards the key may be used again.',
+    { default: 24, min: 1, max: 720 },
+  ),
 
   // Embeddings
   embeddingProvider: oneOf('EMBEDDING_PROVIDER', 'Embedding provider.', ['local', 'openai', 'hash'], {
@@ -214,6 +237,38 @@ export const engramSchema = {
   embeddingApiKey: optionalStr('EMBEDDING_API_KEY', 'OpenAI-compatible embeddings API key.', {
     secret: true,
   }),
+
+  // Tracing: OpenTelemetry's own variables (the exporter reads other OTEL_EXPORTER_OTLP_*, e.g. headers)
+  otelExporterOtlpEndpoint: optionalStr(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318); traces are sent as JSON to <url>/v1/traces. Unset, with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset too: no tracing, at no cost.',
+  ),
+  otelExporterOtlpTracesEndpoint: optionalStr(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    'Full OTLP/HTTP traces URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
+  ),
+  otelServiceName: optionalStr(
+    'OTEL_SERVICE_NAME',
+    'service.name of the spans. Unset: the process name (gateway, memory-store, ..., engram when embedded).',
+  ),
+  otelTracesSampler: oneOf(
+    'OTEL_TRACES_SAMPLER',
+    'Which traces are recorded.',
+    [
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+      'always_on',
+      'always_off',
+      'traceidratio',
+    ],
+    { default: 'parentbased_always_on' },
+  ),
+  otelTracesSamplerArg: num(
+    'OTEL_TRACES_SAMPLER_ARG',
+    'Share of traces the *traceidratio samplers record, 0 to 1.',
+    { default: 1, min: 0, max: 1 },
+  ),
 } as const;
 
 export type EngramConfig = ConfigOf<typeof engramSchema>;

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
+import { traceKnexQueries } from '@engram/telemetry';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -107,7 +108,10 @@ async function pgliteKnex(
   };
 }
 
-/** Opens the primary (and read) connection; PGlite when no URL is given. */
+/**
+ * Opens the primary (and read) connection; PGlite when no URL is given. While tracing is on, each
+ * query made within a trace is a span (operation only: no statement, no values).
+ */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const poolMax = opts.poolMax ?? 10;
   const hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
@@ -117,6 +121,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.url) {
     const primary = pgKnex(opts.url, poolMax, settings);
     const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings) : primary;
+    traceKnexQueries(primary);
+    traceKnexQueries(read);
     return {
       engine: 'postgres',
       knex: primary,
@@ -130,6 +136,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     };
   }
   const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings);
+  traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
     engine: 'pglite',
     knex: lite.knex,

@@ -1,6 +1,8 @@
 export { DEFAULT_HNSW_EF_SEARCH, openDatabase, sessionSettingsSql, withHnswEfSearch } from './database.ts';
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
+export { poolUsage } from './pool-usage.ts';
+export type { PoolUsage } from './pool-usage.ts';
 export type { Migration, MigrationSet } from './migrations.ts';
 export { keepEmbeddingInline, MEMORIES_TOAST_TUPLE_TARGET } from './embedding-storage.ts';
 export {

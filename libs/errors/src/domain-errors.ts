@@ -10,6 +10,7 @@ export type CanonicalCode =
   | 'PERMISSION_DENIED'
   | 'NOT_FOUND'
   | 'ALREADY_EXISTS'
+  | 'ABORTED'
   | 'RESOURCE_EXHAUSTED'
   | 'UNIMPLEMENTED'
   | 'UNAVAILABLE'
@@ -119,6 +120,22 @@ export class RateLimitedError extends EngramError {
     metadata: Record<string, string> = {},
   ) {
     super(message, 'RATE_LIMITED', { metadata });
+  }
+}
+
+/**
+ * A concurrent operation holds what this one needs; the same request may succeed after retryAfterMs
+ * (e.g. IDEMPOTENCY_KEY_IN_PROGRESS: the first request with that Idempotency-Key is still running).
+ */
+export class AbortedError extends EngramError {
+  override readonly name = 'AbortedError';
+  readonly code = 'ABORTED' as const;
+  constructor(
+    message: string,
+    reason: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message, reason);
   }
 }
 

@@ -1,4 +1,5 @@
 export {
+  AbortedError,
   ConflictError,
   EngramError,
   findCause,
@@ -13,3 +14,12 @@ export {
   UnimplementedError,
 } from './domain-errors.ts';
 export type { CanonicalCode, DetectionInfo, FieldViolation } from './domain-errors.ts';
+export {
+  decodeCursor,
+  encodeCursor,
+  isUuid,
+  parseLimit,
+  parseTimestamp,
+  parseUuid,
+  refuseCursor,
+} from './strict-input.ts';

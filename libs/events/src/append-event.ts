@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { rememberMessageOrigin } from '@engram/telemetry';
 import type { AuditEventPayload, AuditEventRecord, NewAuditEvent } from './audit-event.ts';
 import { checkAuditDetails } from './details-guard.ts';
 import { InvalidAuditEventError } from './errors.ts';
@@ -45,8 +46,11 @@ export function auditEventRow(event: NewAuditEvent): AuditEventInsert {
   checkId(event.agentId, 'agent_id', false);
   checkId(event.memoryId, 'memory_id', false);
   checkId(event.apiKeyId, 'api_key_id', false);
+  const eventId = uuidv7();
+  // The relay publishes later, from its own loop: this lets that publish join the current trace.
+  rememberMessageOrigin(eventId);
   return {
-    event_id: uuidv7(),
+    event_id: eventId,
     event_type: event.eventType,
     project_id: event.projectId,
     agent_id: event.agentId ?? null,

@@ -24,3 +24,15 @@ export class PublisherUnavailableError extends Error {
     super(message, opts?.cause === undefined ? undefined : { cause: opts.cause });
   }
 }
+
+/**
+ * The broker refused this one event for good (larger than the stream accepts, a subject it will not
+ * take): publishing it again cannot succeed while the broker itself works. The outbox relay counts
+ * such a refusal toward the event's dead letter at once and goes on with the events after it.
+ */
+export class EventRejectedError extends Error {
+  override readonly name = 'EventRejectedError';
+  constructor(message: string, opts?: { cause?: unknown }) {
+    super(message, opts?.cause === undefined ? undefined : { cause: opts.cause });
+  }
+}

@@ -40,5 +40,39 @@ export const eventsMigrations: MigrationSet = {
         await knex.schema.dropTableIfExists('audit_events');
       },
     },
+    {
+      // The dead letter: a column, not a table, so the audit log stays whole (the event is still listed
+      // and still an audit record) while the relay no longer tries it. failed_attempts counts only the
+      // failures of that event alone (never an outage of the whole publisher); last_error is the
+      // log-safe summary of its latest failure. The unpublished index is kept as it is (rebuilding it
+      // would scan the whole log at deploy): dead letters are few, the relay skips them in it.
+      name: '20261124000000_audit_events_dead_letter',
+      async up(knex: Knex) {
+        await knex.schema.alterTable('audit_events', (t) => {
+          t.integer('failed_attempts').notNullable().defaultTo(0);
+          t.timestamp('dead_lettered_at', { useTz: true });
+          t.text('last_error');
+        });
+        await knex.raw(
+          'create index audit_events_dead_letter_idx on audit_events (dead_lettered_at, event_id) where dead_lettered_at is not null',
+        );
+        // What an operator looks at (and requeues from: set dead_lettered_at and failed_attempts back).
+        await knex.raw(
+          `create view audit_events_dead_letter as
+             select event_id, event_type, project_id, memory_id, created_at, dead_lettered_at, failed_attempts,
+               publish_attempts, last_error
+             from audit_events where dead_lettered_at is not null`,
+        );
+      },
+      async down(knex: Knex) {
+        await knex.raw('drop view if exists audit_events_dead_letter');
+        await knex.raw('drop index if exists audit_events_dead_letter_idx');
+        await knex.schema.alterTable('audit_events', (t) => {
+          t.dropColumn('last_error');
+          t.dropColumn('dead_lettered_at');
+          t.dropColumn('failed_attempts');
+        });
+      },
+    },
   ],
 };

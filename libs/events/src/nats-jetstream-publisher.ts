@@ -1,8 +1,16 @@
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import {
+  connect,
+  headers,
+  InvalidArgumentError,
+  InvalidSubjectError,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import type { Logger } from '@engram/logger';
+import { tracePublish } from '@engram/telemetry';
 import { errorSummary } from './error-summary.ts';
-import { PublisherUnavailableError } from './errors.ts';
+import { EventRejectedError, PublisherUnavailableError } from './errors.ts';
 import type { EventPublisher } from './event-publisher.ts';
 import { DEFAULT_STREAM_NAME, ensureStream } from './stream.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
@@ -72,10 +80,20 @@ export class NatsJetStreamPublisher implements EventPublisher {
     if (!js || !this.connected) throw new PublisherUnavailableError('not connected to NATS');
     try {
       if (this.opts.ensureStream !== false) await this.ensureStreamOnce();
-      const ack = await js.publish(subject, payload, { msgID: msgId, timeout: this.publishTimeoutMs });
+      const ack = await tracePublish(
+        { name: `publish ${this.streamName}`, system: 'nats', destination: subject, messageId: msgId },
+        (trace) =>
+          js.publish(subject, payload, {
+            msgID: msgId,
+            timeout: this.publishTimeoutMs,
+            ...(trace === undefined ? {} : { headers: natsHeaders(trace) }),
+          }),
+      );
       if (ack.duplicate)
         this.log.debug({ msg_id: msgId, stream: ack.stream, seq: ack.seq }, 'duplicate dropped by JetStream');
     } catch (err) {
+      if (refusesThisMessage(err))
+        throw new EventRejectedError('JetStream refused this event', { cause: err });
       this.streamReady = undefined; // check the stream again next time: it may have been deleted
       throw new PublisherUnavailableError('publish to JetStream failed', { cause: err });
     }
@@ -191,6 +209,27 @@ export class NatsJetStreamPublisher implements EventPublisher {
       throw err;
     }
   }
+}
+
+/** JetStream API error: the message is larger than the stream's max_msg_size. */
+const MESSAGE_TOO_LARGE = 10054;
+
+/**
+ * A refusal of this message by a working broker, which sending it again cannot change: larger than the
+ * stream accepts or than the server's max_payload, or a subject NATS does not take. Anything else
+ * (timeouts, no stream, disconnects) may be the broker's state and is retried.
+ */
+function refusesThisMessage(err: unknown): boolean {
+  if (err instanceof JetStreamApiError) return err.code === MESSAGE_TOO_LARGE;
+  if (err instanceof InvalidSubjectError) return true;
+  return err instanceof InvalidArgumentError && err.message.includes('max_payload');
+}
+
+/** The W3C trace context (traceparent, tracestate) as message headers: consumers continue the trace. */
+function natsHeaders(fields: Readonly<Record<string, string>>): MsgHdrs {
+  const h = headers();
+  for (const [k, v] of Object.entries(fields)) h.set(k, v);
+  return h;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

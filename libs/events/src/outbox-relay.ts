@@ -1,10 +1,14 @@
 import type { Knex } from 'knex';
 import type { Database } from '@engram/db';
 import type { Logger } from '@engram/logger';
+import { METRICS, type EngramMetrics } from '@engram/telemetry';
+import { appendEvent } from './append-event.ts';
 import { encodeAuditPayload, toAuditPayload, type AuditEventRecord } from './audit-event.ts';
 import { errorSummary } from './error-summary.ts';
+import { EventRejectedError } from './errors.ts';
 import type { EventPublisher } from './event-publisher.ts';
-import { markAttemptFailed, markPublished, selectUnpublished } from './outbox-batch.ts';
+import { AUDIT_EVENT_TYPES } from './event-types.ts';
+import { markAttemptFailed, markDeadLettered, markPublished, selectUnpublished } from './outbox-batch.ts';
 import { auditSubject, DEFAULT_SUBJECT_PREFIX } from './subjects.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
 
@@ -20,6 +24,13 @@ export interface OutboxRelayOptions {
   readonly maxBackoffMs?: number;
   /** Subject prefix; default `engram.audit`. */
   readonly subjectPrefix?: string;
+  /** Counts events published and failed batches (engram_events_*); not counted when absent. */
+  readonly metrics?: EngramMetrics;
+  /**
+   * Failures of one event alone (the broker refused it, or published other events meanwhile) after
+   * which the event moves to the dead letter; default 10. An outage of the whole publisher never counts.
+   */
+  readonly maxFailedAttempts?: number;
 }
 
 export interface OutboxRelayStatus {
@@ -28,21 +39,40 @@ export interface OutboxRelayStatus {
   readonly consecutiveFailures: number;
   /** Events this relay published since it was created. */
   readonly published: number;
+  /** Events this relay moved to the dead letter since it was created. */
+  readonly deadLettered: number;
+}
+
+/** A failed publish. `own`: the event's own failure (counts toward its dead letter), not an outage. */
+interface Failure {
+  readonly event: AuditEventRecord;
+  readonly err: unknown;
+  readonly own: boolean;
 }
 
 interface BatchOutcome {
   readonly claimed: number;
-  readonly failed: { readonly event?: AuditEventRecord; readonly err: unknown } | undefined;
+  /** Publish failures, in the order they happened. */
+  readonly failures: readonly Failure[];
+  /** Set when the outbox could not be read or updated. */
+  readonly databaseError?: { readonly err: unknown };
 }
+
+export const DEFAULT_MAX_FAILED_ATTEMPTS = 10;
 
 const WARN_EVERY_MS = 60_000;
 
 /**
- * Moves audit events from the outbox (audit_events rows with published_at null) to the publisher, in
- * created_at, event_id order. A failed publish ends the batch, counts an attempt on that row, and the
- * relay backs off exponentially (pollIntervalMs doubling up to maxBackoffMs) before it tries the same
- * row again: nothing is skipped or lost. Delivery is at least once; the publisher de-duplicates by event
- * id. On PostgreSQL the batch runs in a transaction holding its rows FOR UPDATE SKIP LOCKED, so several
+ * Moves audit events from the outbox (audit_events rows with published_at and dead_lettered_at null) to
+ * the publisher, in created_at, event_id order. When a publish fails the relay tries the next event
+ * once: if that fails too the publisher is down, the batch ends, both rows count an attempt, and the
+ * relay backs off exponentially (pollIntervalMs doubling up to maxBackoffMs) before it tries them
+ * again: nothing is skipped or lost, however long the outage. If the next event goes through (or the
+ * broker refused the event for good, EventRejectedError), the failure was the event's own: the batch
+ * goes on, the row counts a failed attempt, and after maxFailedAttempts of those the event moves to the
+ * dead letter (dead_lettered_at; it stays in the audit log) with an EVENT_DEAD_LETTERED audit record, an
+ * error log line and engram_events_dead_lettered_total, so one poison event cannot block the outbox.
+ * Delivery is at least once; the publisher de-duplicates by event id. On PostgreSQL the batch runs in a transaction holding its rows FOR UPDATE SKIP LOCKED, so several
  * replicas may relay the same database without publishing an event twice (order across replicas is
  * then only roughly by time). On PGlite (one connection, one process) no transaction is held while
  * publishing. Logs carry event ids and types, never payloads.
@@ -62,7 +92,14 @@ export class OutboxRelay {
   private backingOff = false;
   private failures = 0;
   private published = 0;
+  private deadLettered = 0;
   private lastWarnAt = 0;
+  private readonly maxFailedAttempts: number;
+  private readonly counted: {
+    published(n: number): void;
+    failed(reason: 'publisher' | 'database'): void;
+    deadLettered(): void;
+  };
 
   constructor(opts: OutboxRelayOptions) {
     this.db = opts.db;
@@ -72,12 +109,24 @@ export class OutboxRelay {
     this.pollIntervalMs = opts.pollIntervalMs ?? 200;
     this.maxBackoffMs = opts.maxBackoffMs ?? 5000;
     this.prefix = opts.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
+    this.maxFailedAttempts = opts.maxFailedAttempts ?? DEFAULT_MAX_FAILED_ATTEMPTS;
+    const published = opts.metrics?.counter(METRICS.eventsPublished);
+    const failures = opts.metrics?.counter(METRICS.eventsPublishFailures);
+    const deadLettered = opts.metrics?.counter(METRICS.eventsDeadLettered);
+    this.counted = {
+      published: (n) => published?.inc(n),
+      failed: (reason) => failures?.inc({ reason }),
+      deadLettered: () => deadLettered?.inc(),
+    };
     if (
       !(this.batchSize >= 1) ||
       !(this.pollIntervalMs >= 1) ||
-      !(this.maxBackoffMs >= this.pollIntervalMs)
+      !(this.maxBackoffMs >= this.pollIntervalMs) ||
+      !(this.maxFailedAttempts >= 1)
     ) {
-      throw new RangeError('batchSize >= 1, pollIntervalMs >= 1 and maxBackoffMs >= pollIntervalMs');
+      throw new RangeError(
+        'batchSize >= 1, pollIntervalMs >= 1, maxBackoffMs >= pollIntervalMs and maxFailedAttempts >= 1',
+      );
     }
   }
 
@@ -102,7 +151,12 @@ export class OutboxRelay {
   }
 
   status(): OutboxRelayStatus {
-    return { running: this.running, consecutiveFailures: this.failures, published: this.published };
+    return {
+      running: this.running,
+      consecutiveFailures: this.failures,
+      published: this.published,
+      deadLettered: this.deadLettered,
+    };
   }
 
   private async run(): Promise<void> {
@@ -112,24 +166,31 @@ export class OutboxRelay {
       try {
         outcome = await this.relayBatch();
       } catch (err) {
-        outcome = { claimed: 0, failed: { err } }; // the database, not the publisher
+        outcome = { claimed: 0, failures: [], databaseError: { err } }; // the database, not the publisher
       }
-      if (outcome.failed) {
+      if (outcome.failures.length > 0) this.counted.failed('publisher');
+      const outage = outcome.failures.find((f) => !f.own);
+      if (outage || outcome.databaseError) {
         this.failures += 1;
-        this.reportFailure(outcome.failed.event, outcome.failed.err);
+        if (outcome.databaseError) this.counted.failed('database');
+        this.reportFailure(outage, outage ? outage.err : outcome.databaseError?.err);
         if (!this.running) break;
         this.backingOff = true;
         await this.sleeper.sleep(this.backoffMs());
         this.backingOff = false;
         continue;
       }
+      const own = outcome.failures[0];
+      if (own) this.reportFailure(own, own.err);
       if (this.failures > 0) {
         this.log.info({ failed_batches: this.failures }, 'relaying again');
         this.failures = 0;
         this.lastWarnAt = 0;
       }
       if (!this.running) break;
-      if (outcome.claimed < this.batchSize && !this.notified) await this.sleeper.sleep(this.pollIntervalMs);
+      // After an event's own failure, a pause: it is retried at the poll rate, not in a tight loop.
+      if (own || (outcome.claimed < this.batchSize && !this.notified))
+        await this.sleeper.sleep(this.pollIntervalMs);
     }
   }
 
@@ -139,10 +200,14 @@ export class OutboxRelay {
     return this.publishPending(this.db.knex, false);
   }
 
-  private async publishPending(q: Knex, lock: boolean): Promise<BatchOutcome> {
-    const events = await selectUnpublished(q, this.batchSize, lock);
+  /** `inTransaction`: q is the batch's transaction, holding its rows (PostgreSQL). */
+  private async publishPending(q: Knex, inTransaction: boolean): Promise<BatchOutcome> {
+    const events = await selectUnpublished(q, this.batchSize, inTransaction);
     const done: string[] = [];
-    let failed: BatchOutcome['failed'];
+    const failures: Failure[] = [];
+    // A failure the broker did not call final may be the event's or the publisher's: the next event
+    // tells. If it goes through, the publisher works; if it fails too, the publisher is down.
+    let suspect: { readonly event: AuditEventRecord; readonly err: unknown } | undefined;
     for (const event of events) {
       try {
         const payload = encodeAuditPayload(toAuditPayload(event));
@@ -152,25 +217,87 @@ export class OutboxRelay {
           event.eventId,
         );
         done.push(event.eventId);
+        if (suspect) failures.push({ ...suspect, own: true });
+        suspect = undefined;
       } catch (err) {
-        failed = { event, err };
-        break;
+        if (err instanceof EventRejectedError) {
+          failures.push({ event, err, own: true });
+        } else if (suspect) {
+          failures.push({ ...suspect, own: false }, { event, err, own: false });
+          suspect = undefined;
+          break;
+        } else {
+          suspect = { event, err };
+        }
       }
     }
+    // Nothing after it told: counted as an outage (it only blocks events that are not there yet).
+    if (suspect) failures.push({ ...suspect, own: false });
     await markPublished(q, done);
-    if (failed?.event) await markAttemptFailed(q, failed.event.eventId);
+    for (const f of failures) await this.recordFailure(q, f, inTransaction);
     this.published += done.length;
+    this.counted.published(done.length);
     if (done.length > 0) this.log.debug({ count: done.length }, 'events published');
-    return { claimed: events.length, failed };
+    return { claimed: events.length, failures };
   }
 
-  private reportFailure(event: AuditEventRecord | undefined, err: unknown): void {
+  /** Counts the attempt; the event's own failure number maxFailedAttempts moves it to the dead letter. */
+  private async recordFailure(q: Knex, f: Failure, inTransaction: boolean): Promise<void> {
+    const failed = await markAttemptFailed(q, f.event.eventId, f.own, errorSummary(f.err));
+    if (!f.own || failed < this.maxFailedAttempts) return;
+    const moved = inTransaction
+      ? await this.deadLetter(q, f, failed)
+      : await q.transaction((trx) => this.deadLetter(trx, f, failed));
+    if (!moved) return;
+    this.deadLettered += 1;
+    this.counted.deadLettered();
+    this.log.error(
+      {
+        event_id: f.event.eventId,
+        event_type: f.event.eventType,
+        failed_attempts: failed,
+        err: errorSummary(f.err),
+      },
+      'event moved to the dead letter: it failed alone too often',
+    );
+  }
+
+  /**
+   * Marks the event dead-lettered and records EVENT_DEAD_LETTERED, which the relay then publishes like
+   * any event. The dead letter of such a record adds no record of its own: no loop.
+   */
+  private async deadLetter(q: Knex, f: Failure, failed: number): Promise<boolean> {
+    if (!(await markDeadLettered(q, f.event.eventId))) return false;
+    if (f.event.eventType !== AUDIT_EVENT_TYPES.EVENT_DEAD_LETTERED) {
+      await appendEvent(q, {
+        eventType: AUDIT_EVENT_TYPES.EVENT_DEAD_LETTERED,
+        projectId: f.event.projectId,
+        memoryId: f.event.memoryId,
+        details: {
+          event_id: f.event.eventId,
+          event_type: f.event.eventType,
+          failed_attempts: failed,
+          // rejected: the broker refused it; failed: it failed while other events went through.
+          reason: f.err instanceof EventRejectedError ? 'rejected' : 'failed',
+        },
+      });
+    }
+    return true;
+  }
+
+  private reportFailure(failure: Failure | undefined, err: unknown): void {
     const now = Date.now();
+    const event = failure?.event;
     const line = {
       err: errorSummary(err),
       failed_batches: this.failures,
       ...(event
-        ? { event_id: event.eventId, event_type: event.eventType, attempts: event.publishAttempts + 1 }
+        ? {
+            event_id: event.eventId,
+            event_type: event.eventType,
+            attempts: event.publishAttempts + 1,
+            own_failure: failure.own,
+          }
         : {}),
     };
     const msg = event ? 'publish failed; will retry' : 'outbox read failed; will retry';

@@ -23,7 +23,7 @@ for (const engine of ENGINES) {
       await db.close();
     });
 
-    it('create audit_events with its columns, defaults and the three indexes', async () => {
+    it('create audit_events with its columns, defaults and indexes', async () => {
       assert.ok(await tableExists(db));
       const cols = await db.knex.raw<{
         rows: { column_name: string; data_type: string; is_nullable: string }[];
@@ -44,6 +44,9 @@ for (const engine of ENGINES) {
           'created_at timestamp with time zone NO',
           'published_at timestamp with time zone YES',
           'publish_attempts integer NO',
+          'failed_attempts integer NO',
+          'dead_lettered_at timestamp with time zone YES',
+          'last_error text YES',
         ],
       );
       const idx = await db.knex.raw<{ rows: { indexdef: string }[] }>(
@@ -62,6 +65,10 @@ for (const engine of ENGINES) {
         defs.some((d) => d.includes('(project_id, event_type, created_at DESC)')),
         defs.join('\n'),
       );
+      assert.ok(
+        defs.some((d) => d.includes('(dead_lettered_at, event_id) WHERE (dead_lettered_at IS NOT NULL)')),
+        defs.join('\n'),
+      );
     });
 
     it('fill in event defaults: empty details, now(), unpublished, zero attempts', async () => {
@@ -75,13 +82,16 @@ for (const engine of ENGINES) {
       assert.ok(Math.abs(new Date(row.created_at as Date | string).getTime() - Date.now()) < 60_000);
       assert.equal(row.published_at, null);
       assert.equal(row.publish_attempts, 0);
+      assert.equal(row.failed_attempts, 0);
+      assert.equal(row.dead_lettered_at, null);
       await db.knex('audit_events').delete();
     });
 
     it('roll back completely and apply again', async () => {
-      assert.deepEqual(await migrateRollbackAll(db, eventsMigrations), ['20261121000000_audit_events']);
+      const all = ['20261121000000_audit_events', '20261124000000_audit_events_dead_letter'];
+      assert.deepEqual(await migrateRollbackAll(db, eventsMigrations), [...all].reverse());
       assert.equal(await tableExists(db), false);
-      assert.deepEqual(await migrateLatest(db, eventsMigrations), ['20261121000000_audit_events']);
+      assert.deepEqual(await migrateLatest(db, eventsMigrations), all);
       assert.ok(await tableExists(db));
     });
   });

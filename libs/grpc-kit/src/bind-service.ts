@@ -10,14 +10,20 @@ import {
 } from '@grpc/grpc-js';
 import { UnimplementedError } from '@engram/errors';
 import { runWithRequestContext, type Logger } from '@engram/logger';
+import { observeRpc, traceGrpcServerCall, type EngramMetrics, type RpcType } from '@engram/telemetry';
+import { channelOf, channelProof } from './channel-proof.ts';
+import { dataExceptionOf } from './data-exception.ts';
 import { toStatus } from './status-details.ts';
+import { idempotencyKeyOf, runIdempotent } from './idempotency/idempotent-call.ts';
+import type { IdempotencyStore } from './idempotency/store.ts';
+import { isIdempotentWrite } from './idempotency/write-methods.ts';
 
 /** What every handler receives besides the request. */
 export interface CallContext<P> {
   readonly principal: P;
   readonly requestId: string;
-  /** rest (through the gateway) or grpc (a direct caller). */
-  readonly channel: 'rest' | 'grpc';
+  /** rest (through the gateway), mcp (an MCP tool, through the gateway) or grpc (a direct caller). */
+  readonly channel: 'rest' | 'mcp' | 'grpc';
   /** Incoming metadata; forward it with `forwardMetadata` when calling another service. */
   readonly metadata: Metadata;
   /** Aborted when the client cancels or the deadline passes. */
@@ -49,17 +55,25 @@ export interface BindOptions<P> {
    */
   readonly authenticate: (metadata: Metadata, method: string, request: unknown) => Promise<P>;
   readonly logger: Logger;
+  /**
+   * ENGRAM_INTERNAL_TOKEN: the channel the gateway declares (rest, mcp) is honoured only with its
+   * proof under this token (channel-proof.ts); without it every call's channel is grpc.
+   */
+  readonly internalToken?: string | undefined;
   /** Called with each principal once authenticated, to label the request context. */
   readonly describe?: (principal: P) => { projectId?: string; keyId?: string };
+  /** Where every call is counted and timed (grpc_server_*); the process's registry. None when absent. */
+  readonly metrics?: EngramMetrics;
+  /**
+   * Where write RPCs record Idempotency-Keys (idempotency-key metadata; docs/decisions.md). Without
+   * it the metadata is ignored. Needs `describe`: a record is scoped by project and API key.
+   */
+  readonly idempotency?: IdempotencyStore;
 }
 
 function requestIdOf(metadata: Metadata): string {
   const v = metadata.get('x-request-id')[0];
   return typeof v === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(v) ? v : randomUUID();
-}
-
-function channelOf(metadata: Metadata): 'rest' | 'grpc' {
-  return metadata.get('x-engram-channel')[0] === 'rest' ? 'rest' : 'grpc';
 }
 
 /**
@@ -72,13 +86,14 @@ export function bindService<D extends Definition, P>(
   handlers: Partial<HandlersOf<D, P>>,
   opts: BindOptions<P>,
 ): UntypedServiceImplementation {
+  if (opts.idempotency && !opts.describe) throw new Error('bindService: idempotency needs describe');
   const impl: UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(definition)) {
     const handler: unknown = handlers[name];
     if (method.requestStream) throw new Error(`client streaming is not supported (${method.path})`);
     impl[name] = method.responseStream
       ? streamingCall(method.path, handler as StreamHandler<unknown, unknown, P> | undefined, opts)
-      : unaryCall(method.path, handler as UnaryHandler<unknown, unknown, P> | undefined, opts);
+      : unaryCall(method, handler as UnaryHandler<unknown, unknown, P> | undefined, opts);
   }
   return impl;
 }
@@ -89,12 +104,13 @@ async function prepare<P>(
   request: unknown,
   opts: BindOptions<P>,
   signal: AbortSignal,
+  proof: string | undefined,
 ): Promise<CallContext<P>> {
   const principal = await opts.authenticate(metadata, path, request);
   return {
     principal,
     requestId: requestIdOf(metadata),
-    channel: channelOf(metadata),
+    channel: channelOf(metadata, proof),
     metadata,
     signal,
     method: path,
@@ -109,6 +125,7 @@ function logOutcome(logger: Logger, path: string, started: number, err?: unknown
   }
   const st = toStatus(err);
   const entry = { method: path, code: Status[st.code], duration_ms: ms };
+  const sqlstate = dataExceptionOf(err);
   if (st.code === Status.INTERNAL || st.code === Status.UNKNOWN) {
     logger.error(
       {
@@ -117,6 +134,10 @@ function logOutcome(logger: Logger, path: string, started: number, err?: unknown
       },
       'rpc failed',
     );
+  } else if (sqlstate !== undefined) {
+    // A value the database refused got past validation: a 400 for the client, a missing check for
+    // us. Only the SQLSTATE: the database's message quotes the value.
+    logger.warn({ ...entry, sqlstate }, 'rpc refused by the database');
   } else {
     logger.info(entry, 'rpc');
   }
@@ -128,18 +149,27 @@ function logOutcome(logger: Logger, path: string, started: number, err?: unknown
  */
 function invoke<P, T>(
   path: string,
+  type: RpcType,
   call: { metadata: Metadata; request: unknown; on(event: 'cancelled', fn: () => void): unknown },
   present: boolean,
   opts: BindOptions<P>,
   body: (ctx: CallContext<P>, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const started = performance.now();
+  const rpc = opts.metrics && observeRpc(opts.metrics, path, type);
   const abort = new AbortController();
   call.on('cancelled', () => abort.abort());
   const requestId = requestIdOf(call.metadata);
-  return runWithRequestContext({ requestId }, async () => {
+  const run = async () => {
     try {
-      const ctx = await prepare(path, call.metadata, call.request, opts, abort.signal);
+      const ctx = await prepare(
+        path,
+        call.metadata,
+        call.request,
+        opts,
+        abort.signal,
+        proofOf(opts.internalToken),
+      );
       const labels = opts.describe?.(ctx.principal) ?? {};
       const res = await runWithRequestContext({ requestId, ...labels }, () => {
         if (!present)
@@ -147,21 +177,54 @@ function invoke<P, T>(
         return body(ctx, abort.signal);
       });
       logOutcome(opts.logger, path, started);
+      rpc?.end(Status.OK);
       return res;
     } catch (err) {
       logOutcome(opts.logger, path, started, err);
+      rpc?.end(toStatus(err).code);
       throw err;
     }
-  });
+  };
+  return traceGrpcServerCall(path, call.metadata, statusCodeOf, () =>
+    runWithRequestContext({ requestId }, run),
+  );
+}
+
+const statusCodeOf = (err: unknown): number => toStatus(err).code;
+
+const proofs = new Map<string, string>();
+/** The channel proof of an internal token (computed once per token). */
+function proofOf(token: string | undefined): string | undefined {
+  if (token === undefined || token === '') return undefined;
+  let proof = proofs.get(token);
+  if (proof === undefined) {
+    proof = channelProof(token);
+    proofs.set(token, proof);
+  }
+  return proof;
 }
 
 function unaryCall<P>(
-  path: string,
+  method: AnyMethod,
   handler: UnaryHandler<unknown, unknown, P> | undefined,
   opts: BindOptions<P>,
 ) {
+  const { path } = method;
+  const store = opts.idempotency && isIdempotentWrite(path) ? opts.idempotency : undefined;
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-    invoke(path, call, handler !== undefined, opts, (ctx) => handler!(call.request, ctx)).then(
+    invoke(path, 'unary', call, handler !== undefined, opts, (ctx) => {
+      const key = store && idempotencyKeyOf(call.metadata);
+      if (store === undefined || key === undefined) return handler!(call.request, ctx);
+      const labels = opts.describe?.(ctx.principal) ?? {};
+      return runIdempotent({
+        store,
+        scope: { projectId: labels.projectId ?? '', keyId: labels.keyId ?? '', key },
+        method,
+        request: call.request,
+        logger: opts.logger,
+        run: () => handler!(call.request, ctx),
+      });
+    }).then(
       (res) => callback(null, res),
       (err: unknown) => callback(toStatus(err), null),
     );
@@ -174,7 +237,7 @@ function streamingCall<P>(
   opts: BindOptions<P>,
 ) {
   return (call: ServerWritableStream<unknown, unknown>) => {
-    invoke(path, call, handler !== undefined, opts, async (ctx, signal) => {
+    invoke(path, 'server_stream', call, handler !== undefined, opts, async (ctx, signal) => {
       for await (const item of handler!(call.request, ctx)) {
         if (signal.aborted) return;
         if (!call.write(item)) {

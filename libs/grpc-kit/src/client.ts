@@ -1,4 +1,5 @@
 import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
+import { grpcClientInterceptors } from '@engram/telemetry';
 
 export const INTERNAL_TOKEN_HEADER = 'x-engram-internal-token';
 
@@ -14,13 +15,21 @@ type ClientCtor<C> = new (
   options?: object,
 ) => C;
 
+/**
+ * A client of a peer. While tracing is on, each call it makes is a CLIENT span whose W3C context
+ * travels in the call's metadata, so the peer's server span joins the caller's trace.
+ */
 export function createClient<C extends Client>(ctor: ClientCtor<C>, address: string): C {
-  return new ctor(address, credentials.createInsecure(), CLIENT_OPTIONS);
+  return new ctor(address, credentials.createInsecure(), {
+    ...CLIENT_OPTIONS,
+    interceptors: grpcClientInterceptors(),
+  });
 }
 
 /**
  * Metadata for a call made on behalf of the current caller: the caller's key and request id travel
- * on, plus the internal service token when the target method is internal.
+ * on, plus the internal service token when the target method is internal. The Idempotency-Key does
+ * not: the service the caller called holds its record (docs/decisions.md).
  */
 export function forwardMetadata(incoming: Metadata, internalToken?: string): Metadata {
   const md = new Metadata();

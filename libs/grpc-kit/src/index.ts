@@ -1,11 +1,25 @@
 export { bindService } from './bind-service.ts';
 export type { BindOptions, CallContext, HandlersOf, StreamHandler, UnaryHandler } from './bind-service.ts';
+export { CHANNEL_HEADER, CHANNEL_PROOF_HEADER, channelOf, channelProof } from './channel-proof.ts';
+export type { Channel } from './channel-proof.ts';
 export { createClient, forwardMetadata, INTERNAL_TOKEN_HEADER, unary } from './client.ts';
+export { IDEMPOTENCY_KEY_METADATA, IN_PROGRESS_RETRY_MS } from './idempotency/idempotent-call.ts';
+export { canonicalJson, requestFingerprint } from './idempotency/fingerprint.ts';
+export type {
+  IdempotencyClaim,
+  IdempotencyLease,
+  IdempotencyScope,
+  IdempotencyStore,
+  IdempotentRequest,
+  StoredOutcome,
+} from './idempotency/store.ts';
+export { idempotentWriteMethods, isIdempotentWrite } from './idempotency/write-methods.ts';
 export { HealthStatus, ServingStatus } from './health.ts';
 export { Runtime } from './runtime.ts';
 export { createGrpcServer, listen, shutdownServer } from './server.ts';
 export type { ServiceRegistration } from './server.ts';
 export { decodeStatusDetails, ERROR_DOMAIN, isServiceError, toStatus } from './status-details.ts';
+export { countingLimiter } from './rate-limit/counting-limiter.ts';
 export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
 export { enforceRateLimit, limitsPerMinute } from './rate-limit/rate-limiter.ts';
 export type {

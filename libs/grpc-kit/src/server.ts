@@ -4,6 +4,7 @@ import {
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import { addReflection } from './reflection.ts';
 
 /** Options every Engram gRPC server uses. */
 const SERVER_OPTIONS = {
@@ -19,10 +20,17 @@ export interface ServiceRegistration {
   readonly implementation: UntypedServiceImplementation;
 }
 
-/** Builds a server with the given services; it does not listen (main.ts and tests do). */
+/**
+ * Builds a server with the given services and server reflection describing them; it does not
+ * listen (main.ts and tests do).
+ */
 export function createGrpcServer(services: readonly ServiceRegistration[]): Server {
   const server = new Server(SERVER_OPTIONS);
   for (const s of services) server.addService(s.definition, s.implementation);
+  addReflection(
+    server,
+    services.map((s) => s.definition),
+  );
   return server;
 }
 

@@ -1,10 +1,17 @@
 import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { EngramError, InvalidArgumentError, RateLimitedError, SecurityRejectedError } from '@engram/errors';
+import {
+  AbortedError,
+  EngramError,
+  InvalidArgumentError,
+  RateLimitedError,
+  SecurityRejectedError,
+} from '@engram/errors';
 import type { Any } from '@engram/proto/google/protobuf/any';
 import type { Duration } from '@engram/proto/google/protobuf/duration';
 import { BadRequest, ErrorInfo, RetryInfo } from '@engram/proto/google/rpc/error_details';
 import { Status as RpcStatus } from '@engram/proto/google/rpc/status';
 import { Detection } from '@engram/proto/engram/memory/v1/memory';
+import { dataExceptionError, dataExceptionOf } from './data-exception.ts';
 
 export const ERROR_DOMAIN = 'engram.dev';
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -17,6 +24,7 @@ const CODES: Record<EngramError['code'], Status> = {
   PERMISSION_DENIED: Status.PERMISSION_DENIED,
   NOT_FOUND: Status.NOT_FOUND,
   ALREADY_EXISTS: Status.ALREADY_EXISTS,
+  ABORTED: Status.ABORTED,
   RESOURCE_EXHAUSTED: Status.RESOURCE_EXHAUSTED,
   UNIMPLEMENTED: Status.UNIMPLEMENTED,
   UNAVAILABLE: Status.UNAVAILABLE,
@@ -44,7 +52,7 @@ function detailsOf(err: EngramError): Any[] {
     }));
     details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations }).finish()));
   }
-  if (err instanceof RateLimitedError) {
+  if (err instanceof RateLimitedError || err instanceof AbortedError) {
     const seconds = Math.floor(err.retryAfterMs / 1000);
     const retry_delay: Duration = { seconds, nanos: (err.retryAfterMs % 1000) * 1e6 };
     details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay }).finish()));
@@ -80,8 +88,9 @@ export function isServiceError(err: unknown): err is ServiceError {
 
 /**
  * Maps any thrown value to the status sent to the client. Domain errors keep their message and get
- * rich details; errors relayed from another service pass through; anything else becomes INTERNAL with
- * a generic message (the cause is logged by the caller, never sent).
+ * rich details; errors relayed from another service pass through; a database data exception (SQLSTATE
+ * class 22: a request value the database refused) becomes INVALID_ARGUMENT VALIDATION_FAILED; anything
+ * else becomes INTERNAL with a generic message (the cause is logged by the caller, never sent).
  */
 export function toStatus(err: unknown): Partial<StatusObject> & { code: Status } {
   if (err instanceof EngramError) {
@@ -100,6 +109,7 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
     }
     return { code: err.code, details: err.details, metadata };
   }
+  if (dataExceptionOf(err) !== undefined) return toStatus(dataExceptionError());
   if (isDependencyDown(err))
     return { code: Status.UNAVAILABLE, details: 'a dependency is unavailable, retry later' };
   return { code: Status.INTERNAL, details: 'internal error' };

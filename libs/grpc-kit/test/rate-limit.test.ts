@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { RateLimitedError } from '@engram/errors';
 import { createLogger } from '@engram/logger';
 import {
@@ -83,6 +84,59 @@ describe('rate limiting', () => {
       t += 20_000;
       await enforceRateLimit(limiter, { projectId: 'p', agent: 'a' });
     });
+
+    it('rotating 200,000 agent ids neither resets nor escapes a spent project budget, and creates no counters', () => {
+      const limiter = new MemoryRateLimiter(
+        { projectPerWindow: 10, agentPerWindow: 5, windowMs: 60_000 },
+        () => 1_000_000,
+      );
+      let admitted = 0;
+      for (let i = 0; i < 200_000; i++) {
+        const v = limiter.checkSync({ projectId: 'p', agent: `rotating-${i}` });
+        if (v.allowed) admitted += 1;
+        else assert.equal(v.scope, 'project');
+      }
+      assert.equal(admitted, 10, 'the project admitted more than its budget');
+      // One project counter and the ten agents that were admitted; the refusals left nothing behind.
+      assert.equal(limiter.liveCounters(), 11);
+    });
+
+    it('a refused agent creates no counter and spends nothing; the refusal by the project neither', () => {
+      const limiter = new MemoryRateLimiter(
+        { projectPerWindow: 3, agentPerWindow: 1, windowMs: 60_000 },
+        () => 1_000_000,
+      );
+      assert.ok(limiter.checkSync({ projectId: 'p', agent: 'a' }).allowed);
+      for (let i = 0; i < 5; i++)
+        assert.equal(limiter.checkSync({ projectId: 'p', agent: 'a' }).scope, 'agent');
+      assert.equal(limiter.liveCounters(), 2);
+      assert.ok(limiter.checkSync({ projectId: 'p', agent: 'b' }).allowed);
+      assert.ok(limiter.checkSync({ projectId: 'p', agent: 'c' }).allowed);
+      const refused = limiter.checkSync({ projectId: 'p', agent: 'd' });
+      assert.deepEqual([refused.allowed, refused.scope], [false, 'project']);
+      assert.equal(limiter.liveCounters(), 4, 'p, a, b and c; nothing for the refused d');
+    });
+
+    it('bounds the agent counters of a window without ever dropping the project counter', () => {
+      let t = 1_000_000;
+      const limiter = new MemoryRateLimiter(
+        { projectPerWindow: 1_000, agentPerWindow: 1, windowMs: 60_000 },
+        () => t,
+        100,
+      );
+      for (let i = 0; i < 1_000; i++) {
+        assert.ok(limiter.checkSync({ projectId: 'p', agent: `a${i}` }).allowed, `a${i}`);
+      }
+      assert.equal(limiter.liveCounters(), 101);
+      // An agent counted before the bound keeps its budget; the project's budget is spent for all.
+      assert.equal(limiter.checkSync({ projectId: 'p', agent: 'a0' }).scope, 'agent');
+      const late = limiter.checkSync({ projectId: 'p', agent: 'a999' });
+      assert.deepEqual([late.allowed, late.scope], [false, 'project']);
+      // The next window starts empty: the old counters are gone, the budgets refilled.
+      t += 60_000;
+      assert.ok(limiter.checkSync({ projectId: 'p', agent: 'a0' }).allowed);
+      assert.equal(limiter.liveCounters(), 2);
+    });
   });
 
   describe('Redis limiter (real Redis)', () => {
@@ -104,6 +158,42 @@ describe('rate limiting', () => {
       } finally {
         await one.close();
         await two.close();
+      }
+    });
+
+    it('keeps (project, agent) pairs apart when ids contain ":" (no shared counter across projects)', async () => {
+      const limits = { projectPerWindow: 100, agentPerWindow: 1, windowMs: 3_600_000 };
+      const limiter = new RedisRateLimiter({ url: REDIS_URL, limits, logger: silent, keyPrefix: prefix });
+      try {
+        const run = randomUUID();
+        // Unencoded, both pairs would count on the key a:<run>:x:y:z.
+        assert.equal((await limiter.check({ projectId: `${run}:x`, agent: 'y:z' })).allowed, true);
+        assert.equal((await limiter.check({ projectId: run, agent: 'x:y:z' })).allowed, true);
+        assert.equal((await limiter.check({ projectId: run, agent: 'x:y:z' })).allowed, false);
+      } finally {
+        await limiter.close();
+      }
+    });
+
+    it('creates no counter for a refused request: rotating agent ids cannot grow Redis or escape the project', async () => {
+      const limits = { projectPerWindow: 5, agentPerWindow: 2, windowMs: 3_600_000 };
+      const keyPrefix = `engram-test:${randomUUID()}:`;
+      const limiter = new RedisRateLimiter({ url: REDIS_URL, limits, logger: silent, keyPrefix });
+      const redis = new Redis(REDIS_URL);
+      try {
+        let admitted = 0;
+        for (let i = 0; i < 2_000; i++) {
+          const v = await limiter.check({ projectId: 'p', agent: `rotating-${i}` });
+          if (v.allowed) admitted += 1;
+        }
+        assert.equal(admitted, 5);
+        const keys = await redis.keys(`${keyPrefix}*`);
+        assert.equal(keys.length, 6, keys.join(' ')); // the project and the five agents admitted
+      } finally {
+        await limiter.close();
+        const keys = await redis.keys(`${keyPrefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        redis.disconnect();
       }
     });
 

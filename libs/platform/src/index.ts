@@ -1,8 +1,12 @@
+export { eventDelivery } from './event-delivery.ts';
+export type { EventDelivery } from './event-delivery.ts';
 export { createPlatform } from './platform.ts';
 export type { Platform, PlatformOptions } from './platform.ts';
 export { resolveSecrets } from './secrets.ts';
 export type { Secrets } from './secrets.ts';
 export { runMain, serveServices } from './serve.ts';
+export { serveMetrics } from './metrics-endpoint.ts';
+export type { MetricsEndpoint } from './metrics-endpoint.ts';
 export { embeddingSettings } from './embedding-settings.ts';
 export { configuredPeers, loopbackPeers } from './peers.ts';
 export type { Peers } from './peers.ts';

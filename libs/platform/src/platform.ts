@@ -1,23 +1,37 @@
 import { join } from 'node:path';
 import type { EngramConfig } from '@engram/config';
 import { KeyAuthenticator } from '@engram/auth';
-import { migrateLatest, openDatabase, type Database, type MigrationSet } from '@engram/db';
+import { migrateLatest, openDatabase, poolUsage, type Database, type MigrationSet } from '@engram/db';
 import {
   eventsMigrations,
   InProcessBus,
   NatsJetStreamPublisher,
   OutboxRelay,
+  outboxBacklog,
   type EventPublisher,
 } from '@engram/events';
 import {
+  countingLimiter,
   HealthStatus,
   limitsPerMinute,
   MemoryRateLimiter,
   RedisRateLimiter,
   Runtime,
+  type IdempotencyStore,
   type RateLimiter,
 } from '@engram/grpc-kit';
+import { idempotencyMigrations, KnexIdempotencyStore } from '@engram/idempotency';
 import { createLogger, type Logger } from '@engram/logger';
+import {
+  engramMetrics,
+  OUTBOX_SAMPLE_TIMEOUT_MS,
+  startTracing,
+  tracingOptions,
+  watchOutbox,
+  watchPools,
+  type EngramMetrics,
+} from '@engram/telemetry';
+import { eventDelivery } from './event-delivery.ts';
 import { resolveSecrets, type Secrets } from './secrets.ts';
 
 /** What every Engram process stands on; one per process (embedded mode shares one between services). */
@@ -31,9 +45,22 @@ export interface Platform {
   readonly relay: OutboxRelay;
   readonly authenticator: KeyAuthenticator;
   readonly runtime: Runtime;
+  /**
+   * The process's metrics (one registry; embedded mode shares it with the gateway). Pass it to
+   * bindService and the other components; serveServices exposes it on ENGRAM_METRICS_PORT.
+   */
+  readonly metrics: EngramMetrics;
+  /**
+   * Idempotency-Key records of write RPCs, shared by every replica through the database; pass it to
+   * bindService (`idempotency`) with `describe`.
+   */
+  readonly idempotency: IdempotencyStore;
   /** Wakes the outbox relay after a commit, so events leave at once. */
   readonly notifyCommitted: () => void;
-  /** Closes clients (addCloser), stops the relay, drains the publisher, closes the pools; after the servers. */
+  /**
+   * Closes clients (addCloser), stops the relay, drains the publisher, closes the pools, flushes the
+   * traces; after the servers.
+   */
   close(): Promise<void>;
   /** Registers a resource (a gRPC client of a peer) that close() releases before the pools. */
   addCloser(close: () => void | Promise<void>): void;
@@ -45,9 +72,11 @@ export interface PlatformOptions {
   readonly config: EngramConfig;
   /** Process name in logs: memory-store, engram (embedded), ... */
   readonly service: string;
-  /** Migration sets this process applies at start (events are always applied). */
+  /** Migration sets this process applies at start (events and idempotency are always applied). */
   readonly migrations: readonly MigrationSet[];
   readonly logger?: Logger;
+  /** The registry to record on; a new one when absent. */
+  readonly metrics?: EngramMetrics;
 }
 
 const PROBE_INTERVAL_MS = 2_000;
@@ -55,9 +84,16 @@ const PROBE_INTERVAL_MS = 2_000;
 export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const { config } = opts;
   const embedded = config.databaseUrl === undefined;
+  // Before anything is opened: a relay without NATS on a shared database refuses to start.
+  const delivery = eventDelivery(config);
   const logger = opts.logger ?? createLogger({ service: opts.service, level: config.logLevel });
+  // First, so that the clients and pools made below are traced; a no-op without an OTLP endpoint.
+  const stopTracing = await startTracing(
+    tracingOptions(config, opts.service, logger.child({ component: 'tracing' })),
+  );
   const secrets = resolveSecrets(config, embedded);
   const runtime = new Runtime(logger, config.shutdownTimeoutMs);
+  const metrics = opts.metrics ?? engramMetrics();
   const db = await openDatabase({
     url: config.databaseUrl,
     readUrl: config.databaseReadUrl,
@@ -65,35 +101,57 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     poolMax: config.databasePoolMax,
     hnswEfSearch: config.hnswEfSearch,
   });
-  for (const set of [eventsMigrations, ...opts.migrations]) {
+  for (const set of [eventsMigrations, idempotencyMigrations, ...opts.migrations]) {
     const applied = await migrateLatest(db, set);
     if (applied.length > 0) logger.info({ owner: set.owner, applied: applied.length }, 'migrations applied');
   }
-  const publisher: EventPublisher = config.natsUrl
-    ? await NatsJetStreamPublisher.connect({
-        servers: config.natsUrl,
-        stream: config.natsStream,
-        logger: logger.child({ component: 'nats' }),
-        name: opts.service,
-      })
-    : new InProcessBus({ logger: logger.child({ component: 'bus' }) });
-  const relay = new OutboxRelay({ db, publisher, logger: logger.child({ component: 'outbox-relay' }) });
+  const publisher: EventPublisher =
+    delivery === 'nats' && config.natsUrl
+      ? await NatsJetStreamPublisher.connect({
+          servers: config.natsUrl,
+          stream: config.natsStream,
+          logger: logger.child({ component: 'nats' }),
+          name: opts.service,
+        })
+      : new InProcessBus({ logger: logger.child({ component: 'bus' }) });
+  const relay = new OutboxRelay({
+    db,
+    publisher,
+    logger: logger.child({ component: 'outbox-relay' }),
+    metrics,
+    maxFailedAttempts: config.eventsMaxPublishAttempts,
+  });
   relay.start();
+  // Sampled on each scrape; the outbox query is bounded so a scrape answers with the database down.
+  const unwatch = [
+    watchOutbox(metrics, () => outboxBacklog(db.knex, OUTBOX_SAMPLE_TIMEOUT_MS)),
+    watchPools(metrics, () => poolUsage(db)),
+  ];
   // Rate limits (DESIGN.md section 5): shared through Redis when REDIS_URL is set, else in-process.
   const limits = limitsPerMinute(config.rateLimitProjectPerMinute, config.rateLimitAgentPerMinute);
-  const limiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter({
-        url: config.redisUrl,
-        limits,
-        logger: logger.child({ component: 'rate-limit' }),
-      })
-    : new MemoryRateLimiter(limits);
+  const limiter: RateLimiter = countingLimiter(
+    config.redisUrl
+      ? new RedisRateLimiter({
+          url: config.redisUrl,
+          limits,
+          logger: logger.child({ component: 'rate-limit' }),
+        })
+      : new MemoryRateLimiter(limits),
+    metrics,
+  );
   const authenticator = new KeyAuthenticator({
     knex: db.read,
     bootstrapKey: config.serviceApiKey,
     internalToken: secrets.internalToken,
     limiter,
   });
+
+  const idempotency = new KnexIdempotencyStore({
+    knex: db.knex,
+    ttlMs: config.idempotencyTtlHours * 3_600_000,
+    logger: logger.child({ component: 'idempotency' }),
+  });
+  idempotency.start();
 
   const healthMaps: HealthStatus[] = [];
   const closers: (() => void | Promise<void>)[] = [];
@@ -122,6 +180,8 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     relay,
     authenticator,
     runtime,
+    metrics,
+    idempotency,
     notifyCommitted: () => relay.notify(),
     addCloser(fn) {
       closers.push(fn);
@@ -129,10 +189,13 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     async close() {
       probing = false;
       for (const fn of closers) await fn();
+      idempotency.stop();
       await relay.stop();
       await limiter.close();
       await publisher.close();
+      for (const stop of unwatch) stop();
       await db.close();
+      await stopTracing(); // last: flushes the spans of everything above
     },
     health(services) {
       const h = new HealthStatus(services);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './child-process.ts';
+import { compiledEntry } from './compiled-entry.ts';
 import { freePort, portOpen } from './free-port.ts';
 import { ApiClient } from './http-client.ts';
+import { TestNatsServer } from './nats-server.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const SERVICES = [
@@ -43,6 +45,8 @@ async function waitReady(baseUrl: string, procs: ManagedProcess[], timeoutMs: nu
 /**
  * The suite as six separate processes (five gRPC services and the gateway), each configured only by
  * environment, against a PostgreSQL database and a NATS server: what `scripts/run-distributed` runs.
+ * Without `natsUrl` the suite gets a nats-server of its own (stopped with it): processes sharing a
+ * database refuse to start without NATS.
  */
 export async function startDistributed(opts: {
   databaseUrl: string;
@@ -50,6 +54,7 @@ export async function startDistributed(opts: {
   natsStream?: string;
   env?: Record<string, string>;
 }): Promise<DistributedEngram> {
+  const ownNats = opts.natsUrl === undefined ? await TestNatsServer.start() : undefined;
   const adminKey = 'egk_e2e_' + randomBytes(24).toString('base64url');
   const integrityKey = randomBytes(32).toString('base64url');
   const addresses: Record<string, string> = {};
@@ -59,7 +64,7 @@ export async function startDistributed(opts: {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
+    NATS_URL: opts.natsUrl ?? ownNats?.url,
     NATS_STREAM: opts.natsStream,
     SERVICE_API_KEY: adminKey,
     SERVICE_INTEGRITY_KEY: integrityKey,
@@ -80,7 +85,7 @@ export async function startDistributed(opts: {
     ManagedProcess.spawn(
       name,
       process.execPath,
-      ['--import', 'tsx', `services/${name}/src/main.ts`],
+      compiledEntry(`services/${name}`, 'main'),
       { ...common, ENGRAM_GRPC_PORT: port },
       ROOT,
     );
@@ -90,6 +95,7 @@ export async function startDistributed(opts: {
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const stopAll = async () => {
     await Promise.all([...processes.values()].reverse().map((p) => p.stop()));
+    await ownNats?.stop();
   };
   try {
     await waitForPort(store, Number(addresses['memory-store']!.split(':')[1]), 60_000);

@@ -45,6 +45,9 @@ export async function startTestEngram(
     LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_MAX: '4',
     ...(database ? { DATABASE_URL: database.url } : {}),
+    // No NATS: the suite publishes to its own bus, also on PostgreSQL. Each test's suite is alone on
+    // its fresh database (replicas in one test all do the same), so no NATS relay loses events to it.
+    ...(env.NATS_URL ? {} : { EVENTS_DELIVERY: 'in-process' }),
     ...env,
   });
   const engram = await startEmbedded(

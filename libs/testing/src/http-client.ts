@@ -53,6 +53,8 @@ export class ApiClient {
     trust_level: string;
     project_id?: string;
     bound_agent_id?: string;
+    agent_ids?: string[];
+    any_agent?: boolean;
     expires_at?: string;
     name?: string;
   }): Promise<ApiClient> {

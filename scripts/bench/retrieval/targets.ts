@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmbedded } from '@engram/all-in-one';
 import { loadEngramConfig } from '@engram/config';
 import { createLogger } from '@engram/logger';
-import { ApiClient, freePort, ManagedProcess } from '@engram/testing';
+import { ApiClient, compiledEntry, freePort, ManagedProcess } from '@engram/testing';
 import type { Knex } from 'knex';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -63,7 +63,7 @@ export class EmbeddedTarget {
     this.proc = ManagedProcess.spawn(
       'engram-embedded',
       process.execPath,
-      ['--import', 'tsx', 'services/all-in-one/src/main.ts'],
+      compiledEntry('services/all-in-one', 'main'),
       { PATH: process.env.PATH, HOME: process.env.HOME, ...this.env(String(http), String(grpc)) },
       ROOT,
     );

@@ -3,11 +3,13 @@ import { bindService, type ServiceRegistration } from '@engram/grpc-kit';
 import { VerifiedReader } from '@engram/memories';
 import type { Peers, Platform } from '@engram/platform';
 import { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
+import { contentPolicyOf } from '@engram/security-rules';
 import { GrpcWritePipeline } from './clients/ingest-client.ts';
 import { aceHandlers } from './handlers/ace-handlers.ts';
 import { KnexConsolidationLog } from './storage/consolidation-log.ts';
 import { KnexFeatureRepository } from './storage/feature-repository.ts';
 import { KnexMemoryLookup } from './storage/memory-lookup.ts';
+import { KnexRejectionLog } from './storage/rejection-log.ts';
 import { KnexRunRepository } from './storage/run-repository.ts';
 import { KnexSessionRepository } from './storage/session-repository.ts';
 import { KnexVoteRepository } from './storage/vote-repository.ts';
@@ -32,6 +34,7 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
     },
     db.knex,
     onCommit,
+    platform.metrics,
   );
   const deps = {
     votes: new KnexVoteRepository(db, onCommit),
@@ -42,6 +45,8 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
     pipeline,
     screen,
     log: new KnexConsolidationLog(db, onCommit),
+    policy: contentPolicyOf(config),
+    rejections: new KnexRejectionLog(db, onCommit),
   };
   const logger = platform.logger.child({ component: 'ace-feedback' });
   const describe = (p: Principal) => ({ projectId: p.projectId, keyId: p.keyId });
@@ -52,6 +57,9 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
         authenticate: platform.authenticator.authenticate,
         logger,
         describe,
+        metrics: platform.metrics,
+        idempotency: platform.idempotency,
+        internalToken: platform.secrets.internalToken,
       }),
     },
   ];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Principal, Reader } from '@engram/auth';
 import type { StoredMemory } from '@engram/memories';
 import { consolidate } from '../src/domain/consolidation.ts';
-import type { MemoryLookup, SimilarPair } from '../src/domain/ports.ts';
+import type { MemoryLookup, ReadScreen, SimilarPair } from '../src/domain/ports.ts';
 
 const memory = (id: string, agent: string, created: number): StoredMemory => ({
   id,
@@ -53,15 +53,28 @@ const unused = {
   deprecator: { deprecate: () => Promise.reject(new Error('dry runs write nothing')) },
   log: { record: () => Promise.reject(new Error('dry runs write nothing')) },
 };
+
+/** Verification as the plan sees it: the ids listed fail, every other row verifies. */
+function screenFailing(...failing: string[]): ReadScreen {
+  return {
+    screen: (rows) => Promise.resolve(rows.filter((r) => !failing.includes(r.id))),
+    trusted: <T extends StoredMemory>(rows: readonly T[]) =>
+      Promise.resolve({
+        trusted: rows.filter((r) => !failing.includes(r.id)),
+        untrusted: rows.filter((r) => failing.includes(r.id)).map((row) => ({ row, status: 'invalid' })),
+      }),
+  };
+}
+
+const consolidatePlan = (memories: MemoryLookup, who: Principal, screen: ReadScreen) =>
+  consolidate({ memories, screen, ...unused }, who, undefined, {
+    namespace: '',
+    agentId: '',
+    dryRun: true,
+    useLlm: false,
+  });
 const plan = async (memories: MemoryLookup, who: Principal = principal) =>
-  (
-    await consolidate({ memories, ...unused }, who, undefined, {
-      namespace: '',
-      agentId: '',
-      dryRun: true,
-      useLlm: false,
-    })
-  ).merges.map((m) => `${m.keptId}<-${m.deprecatedId}`);
+  (await consolidatePlan(memories, who, screenFailing())).merges.map((m) => `${m.keptId}<-${m.deprecatedId}`);
 
 describe('consolidation plan', () => {
   it('keeps the more effective memory and folds every duplicate into it, most similar first', async () => {
@@ -92,5 +105,21 @@ describe('consolidation plan', () => {
     assert.deepEqual(await plan(lookup(pairs, rows, {})), []);
     const admin: Principal = { projectId: 'p', keyId: 'k', trust: 'privileged', instanceAdmin: false };
     assert.deepEqual(await plan(lookup(pairs, rows, {}), admin), ['a<-b']);
+  });
+
+  it('leaves memories that fail verification out of every pair, and reports them', async () => {
+    const rows = [memory('a', 'me', 1), memory('b', 'me', 2), memory('c', 'me', 3)];
+    const pairs = [
+      { a: 'a', b: 'b', similarity: 0.99 },
+      { a: 'a', b: 'c', similarity: 0.98 },
+      { a: 'b', b: 'c', similarity: 0.97 },
+    ];
+    // a is the most effective and would be kept for both of its pairs.
+    const out = await consolidatePlan(lookup(pairs, rows, { a: 0.9 }), principal, screenFailing('a'));
+    assert.deepEqual(
+      out.merges.map((m) => `${m.keptId}<-${m.deprecatedId}`),
+      ['b<-c'],
+    );
+    assert.deepEqual(out.unverifiedIds, ['a']);
   });
 });

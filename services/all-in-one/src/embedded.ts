@@ -77,6 +77,10 @@ export async function startEmbedded(config: EngramConfig, logger?: Logger): Prom
     upstreams: buildUpstreams(all),
     logger: platform.logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    // In-process, the gateway holds the token the services check its channel proof against.
+    internalToken: platform.secrets.internalToken,
+    // One registry for the process: the gateway's /metrics serves every service's metrics too.
+    metrics: platform.metrics.registry,
   });
   const httpPort = await new Promise<number>((resolve, reject) => {
     gateway.server.once('error', reject);

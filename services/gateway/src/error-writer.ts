@@ -21,7 +21,7 @@ export function httpStatusFor(code: GrpcStatus, reason: string | undefined): num
     case GrpcStatus.INVALID_ARGUMENT:
       return 400;
     case GrpcStatus.FAILED_PRECONDITION:
-      return reason === 'SECURITY_REJECTED' ? 422 : 409;
+      return reason === 'SECURITY_REJECTED' || reason === 'IDEMPOTENCY_KEY_REUSED' ? 422 : 409;
     case GrpcStatus.UNAUTHENTICATED:
       return 401;
     case GrpcStatus.PERMISSION_DENIED:
@@ -30,6 +30,9 @@ export function httpStatusFor(code: GrpcStatus, reason: string | undefined): num
       return 404;
     case GrpcStatus.ALREADY_EXISTS:
       return 409;
+    case GrpcStatus.ABORTED:
+      // Only when a service says why; any other ABORTED stays an unexplained 500.
+      return reason === 'IDEMPOTENCY_KEY_IN_PROGRESS' ? 409 : 500;
     case GrpcStatus.RESOURCE_EXHAUSTED:
       return 429;
     case GrpcStatus.UNIMPLEMENTED:
@@ -88,7 +91,12 @@ export function errorFromGrpc(err: GrpcErrorLike, registry: Registry): GatewayEr
   const reason = rich?.reason ?? DEFAULT_REASONS[code] ?? canonicalCodeName(code);
   const message =
     rich?.message || (rich === undefined ? GENERIC_MESSAGES[code] : undefined) || err.details || reason;
-  const headers = code === GrpcStatus.RESOURCE_EXHAUSTED ? rateLimitHeaders(rich) : {};
+  const headers =
+    code === GrpcStatus.RESOURCE_EXHAUSTED
+      ? rateLimitHeaders(rich)
+      : rich?.retryAfterSeconds !== undefined
+        ? { 'retry-after': String(rich.retryAfterSeconds) }
+        : {};
   return new GatewayError(httpStatus, canonicalCodeName(code), reason, message, {
     details: rich?.details ?? [],
     detections: rich?.detections ?? [],

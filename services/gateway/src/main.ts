@@ -1,10 +1,11 @@
 import { ConfigError, loadEngramConfig } from '@engram/config';
 import { createLogger, onTerminationSignal } from '@engram/logger';
+import { startTracing, tracingOptions } from '@engram/telemetry';
 import { createGateway } from './server.ts';
 import { buildUpstreams } from './upstream-map.ts';
 
-/** The gateway process: config, logger, gateway, listen, and one ordered shutdown on a signal. */
-function main(): void {
+/** The gateway process: config, logger, tracing, gateway, listen, and one ordered shutdown on a signal. */
+async function main(): Promise<void> {
   let config;
   try {
     config = loadEngramConfig(process.env);
@@ -16,10 +17,23 @@ function main(): void {
     throw err;
   }
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
+  if (!config.internalToken) {
+    // Without it the services cannot tell the gateway's calls from a direct gRPC caller's.
+    process.stderr.write(
+      'gateway: ENGRAM_INTERNAL_TOKEN is required (the same value as the services): it proves the ' +
+        'provenance channel (rest, mcp) of the calls the gateway forwards\n',
+    );
+    process.exit(1);
+  }
+  // Before the gateway: its upstream channels trace their calls only if made while tracing is on.
+  const stopTracing = await startTracing(
+    tracingOptions(config, 'gateway', logger.child({ component: 'tracing' })),
+  );
   const gateway = createGateway({
     upstreams: buildUpstreams(config),
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    internalToken: config.internalToken,
   });
   gateway.server.listen(config.httpPort, config.host, () => {
     const addr = gateway.server.address();
@@ -32,17 +46,23 @@ function main(): void {
   });
 
   onTerminationSignal(logger, () => {
-    gateway.close().then(
-      () => {
-        logger.info('gateway stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    gateway
+      .close()
+      .then(stopTracing)
+      .then(
+        () => {
+          logger.info('gateway stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   });
 }
 
-main();
+main().catch((err: unknown) => {
+  process.stderr.write(`gateway: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { engramMetrics, METRICS } from '@engram/telemetry';
+import { Registry } from 'prom-client';
 
 /** Request metrics of the gateway, labelled by route template (never the raw path). */
 export interface GatewayMetrics {
@@ -9,31 +10,15 @@ export interface GatewayMetrics {
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /**
- * Registers http_requests_total, http_request_duration_seconds and the default process metrics on
- * the registry (a new one when none is given). Metrics the registry already holds are reused, so
- * an embedded process may share one registry between components.
+ * Registers http_requests_total, http_request_duration_seconds (from the catalogue of
+ * @engram/telemetry, docs/metrics.md) and the default process metrics on the registry (a new one
+ * when none is given). Metrics the registry already holds are reused, so the embedded process
+ * serves the gateway's and the services' metrics from one registry.
  */
 export function createGatewayMetrics(registry: Registry = new Registry()): GatewayMetrics {
-  if (registry.getSingleMetric('process_cpu_user_seconds_total') === undefined) {
-    collectDefaultMetrics({ register: registry });
-  }
-  const requests =
-    (registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'> | undefined) ??
-    new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests by method, route template and status.',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers: [registry],
-    });
-  const duration =
-    (registry.getSingleMetric('http_request_duration_seconds') as Histogram<'route'> | undefined) ??
-    new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request duration by route template.',
-      labelNames: ['route'] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [registry],
-    });
+  const metrics = engramMetrics(registry);
+  const requests = metrics.counter(METRICS.httpRequests);
+  const duration = metrics.histogram(METRICS.httpRequestDuration);
   return {
     registry,
     observe(method, route, status, seconds) {

@@ -1,14 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { channelProof } from '@engram/grpc-kit';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { runWithRequestContext, type Logger } from '@engram/logger';
+import { startHttpServerSpan } from '@engram/telemetry';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { ClientAbortedError, DEFAULT_MAX_BODY_BYTES } from './body-reader.ts';
 import { answerClientError } from './client-error.ts';
 import { writeError } from './error-writer.ts';
 import { GatewayError, internalError, methodNotAllowed, routeNotFound } from './gateway-error.ts';
+import { MCP_PATH, mcpEndpoint, selfUrl } from './mcp-endpoint.ts';
 import { createGatewayMetrics } from './metrics.ts';
+import { OPENAPI_PATH } from './openapi/document.ts';
+import { openApiHandler } from './openapi/serve.ts';
 import { checkReadiness, READINESS_TIMEOUT_MS } from './readiness.ts';
 import { pickRequestId } from './request-id.ts';
 import { RouteTable, type Route } from './route-table.ts';
@@ -33,6 +38,11 @@ export interface GatewayDeps {
   readonly maxBodyBytes?: number;
   /** Per-upstream health check timeout of /readyz (default 1 s). */
   readonly readinessTimeoutMs?: number;
+  /**
+   * ENGRAM_INTERNAL_TOKEN, shared with the services: proves to them the channel (rest, mcp) of the
+   * calls the gateway forwards. Without it they record channel grpc (a direct caller's channel).
+   */
+  readonly internalToken?: string | undefined;
 }
 
 export interface Gateway {
@@ -57,6 +67,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     pool,
     unaryTimeoutMs: deps.unaryTimeoutMs ?? 30_000,
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    channelProof: deps.internalToken ? channelProof(deps.internalToken) : undefined,
   };
   const unrouted = [...new Set(table.routes.map((r) => r.service.typeName))].filter(
     (s) => !pool.hasService(s),
@@ -86,7 +97,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
         res.end(text);
       },
     ],
+    [OPENAPI_PATH, openApiHandler(table, registry)],
   ]);
+  // MCP over Streamable HTTP; its tools call this gateway's own REST routes (mcp-endpoint.ts).
+  const mcp = mcpEndpoint({
+    maxBodyBytes: transcodeDeps.maxBodyBytes,
+    baseUrl: () => selfUrl(server.address()),
+    logger: log,
+  });
 
   async function dispatch(
     req: IncomingMessage,
@@ -98,6 +116,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
+    if (rawPath === MCP_PATH) {
+      label(MCP_PATH);
+      return mcp(req, res, requestId);
+    }
     const builtin = builtins.get(rawPath);
     if (builtin !== undefined) {
       label(rawPath);
@@ -143,9 +165,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     res.setHeader('x-request-id', requestId);
     if (closing) res.setHeader('connection', 'close');
     let route = 'unmatched';
+    // A span per API request (probes and scrapes are not traced); a no-op while tracing is off.
+    const span = startHttpServerSpan(req.method, req.headers, requestId, !builtins.has(req.url ?? ''));
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const status = res.writableFinished ? res.statusCode : 499;
+      span.end(status);
       metrics.observe(req.method ?? 'GET', route, status, seconds);
       log.info(
         {
@@ -159,9 +184,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
       );
       if (closing) server.closeIdleConnections();
     });
-    runWithRequestContext({ requestId }, () => {
-      dispatch(req, res, requestId, (r) => (route = r)).catch((err: unknown) => fail(res, err, route));
-    });
+    const label = (r: string) => {
+      route = r;
+      span.route(r);
+    };
+    span.run(() =>
+      runWithRequestContext({ requestId }, () => {
+        dispatch(req, res, requestId, label).catch((err: unknown) => fail(res, err, route));
+      }),
+    );
   });
 
   server.on('clientError', answerClientError);

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fromBinary, toBinary, toJson, type Registry } from '@bufbuild/protobuf';
 import { Metadata } from '@grpc/grpc-js';
+import { CHANNEL_HEADER, CHANNEL_PROOF_HEADER } from '@engram/grpc-kit';
 import { hasBody, isJsonContentType, readBody } from './body-reader.ts';
 import { errorFromGrpc, writeError } from './error-writer.ts';
 import { GatewayError, internalError, unsupportedMediaType, upstreamUnavailable } from './gateway-error.ts';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from './idempotency-key.ts';
 import { relayNdjson } from './ndjson-stream.ts';
 import { bindRequest } from './request-binding.ts';
 import type { Route } from './route-table.ts';
@@ -15,6 +17,11 @@ export interface TranscodeDeps {
   readonly pool: UpstreamPool;
   readonly unaryTimeoutMs: number;
   readonly maxBodyBytes: number;
+  /**
+   * channelProof(ENGRAM_INTERNAL_TOKEN): sent with x-engram-channel so that the services honour the
+   * channel (a direct gRPC caller cannot forge it). Absent: the services record channel grpc.
+   */
+  readonly channelProof?: string | undefined;
 }
 
 export interface RouteCall {
@@ -26,14 +33,33 @@ export interface RouteCall {
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** The metadata every upstream call carries: the caller's key, the request id, the channel. */
-function upstreamMetadata(req: IncomingMessage, requestId: string): Metadata {
+/**
+ * The provenance channel of a REST request: `mcp` when the client declares `x-engram-channel: mcp`
+ * (the MCP server's tool calls do), else `rest`. A label, not a credential: declaring it grants
+ * nothing and only relabels the request; any other value is ignored (docs/decisions.md).
+ */
+function channelOf(req: IncomingMessage): 'rest' | 'mcp' {
+  return req.headers['x-engram-channel'] === 'mcp' ? 'mcp' : 'rest';
+}
+
+/**
+ * The metadata every upstream call carries: the caller's key, the request id, the channel, and the
+ * Idempotency-Key when the request has one.
+ */
+function upstreamMetadata(
+  req: IncomingMessage,
+  requestId: string,
+  proof: string | undefined,
+  idempotencyKey?: string,
+): Metadata {
   const md = new Metadata();
   const auth = req.headers.authorization;
   // A value grpc-js cannot carry is dropped; the upstream then answers UNAUTHENTICATED.
   if (auth !== undefined && PRINTABLE_ASCII.test(auth)) md.set('authorization', auth);
   md.set('x-request-id', requestId);
-  md.set('x-engram-channel', 'rest');
+  md.set(CHANNEL_HEADER, channelOf(req));
+  if (proof !== undefined) md.set(CHANNEL_PROOF_HEADER, proof);
+  if (idempotencyKey !== undefined) md.set(IDEMPOTENCY_KEY_HEADER, idempotencyKey);
   return md;
 }
 
@@ -49,6 +75,7 @@ export async function transcode(
   call: RouteCall,
 ): Promise<void> {
   const { route } = call;
+  const idempotencyKey = idempotencyKeyOf(req, route.httpMethod);
   let body: Buffer | undefined;
   if (route.body !== '') {
     if (hasBody(req) && !isJsonContentType(req.headers['content-type'])) throw unsupportedMediaType();
@@ -58,7 +85,7 @@ export async function transcode(
   const bytes = toBinary(route.method.input, message);
   const service = route.service.typeName;
   if (!deps.pool.hasService(service)) throw upstreamUnavailable();
-  const metadata = upstreamMetadata(req, call.requestId);
+  const metadata = upstreamMetadata(req, call.requestId, deps.channelProof, idempotencyKey);
   const render = (raw: Buffer) => {
     const json = toJson(route.method.output, fromBinary(route.method.output, raw), {
       registry: deps.registry,

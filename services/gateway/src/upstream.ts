@@ -5,6 +5,7 @@ import {
   type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { grpcClientInterceptors } from '@engram/telemetry';
 
 /**
  * One grpc-js client (one channel) per distinct upstream address, called generically: requests and
@@ -57,11 +58,17 @@ export class UpstreamPool {
     return this.byService.has(service);
   }
 
-  /** The client of an address, created on first use. */
+  /**
+   * The client of an address, created on first use; while tracing is on its calls are CLIENT spans
+   * that carry the request's trace context to the upstream.
+   */
   clientFor(address: string): Client {
     let client = this.clients.get(address);
     if (client === undefined) {
-      client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+      client = new Client(address, credentials.createInsecure(), {
+        ...CHANNEL_OPTIONS,
+        interceptors: grpcClientInterceptors(),
+      });
       this.clients.set(address, client);
     }
     return client;

@@ -71,6 +71,7 @@ export function ingestServices(
     policy: contentPolicyOf(config),
     classifier: classifierOf(config),
     classifierThreshold: config.injectionClassifierConfidenceThreshold,
+    metrics: platform.metrics,
   };
   const logger = platform.logger.child({ component: 'ingest-security' });
   const describe = (p: Principal) => ({ projectId: p.projectId, keyId: p.keyId });
@@ -83,6 +84,9 @@ export function ingestServices(
           authenticate: authenticatorOf(platform),
           logger,
           describe,
+          metrics: platform.metrics,
+          idempotency: platform.idempotency,
+          internalToken: platform.secrets.internalToken,
         }),
       },
     ],

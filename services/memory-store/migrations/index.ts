@@ -5,6 +5,7 @@ import { provenance } from './20261121000200-provenance.ts';
 import { hnswIndexParamsMigration } from './20261122000000-hnsw-index-params.ts';
 import { vectorDistanceCost } from './20261122000100-vector-distance-cost.ts';
 import { embeddingInline } from './20261122000200-embedding-inline.ts';
+import { keyAgents } from './20261124000000-key-agents.ts';
 
 /** The tables memory-store owns. */
 export const memoryStoreMigrations: MigrationSet = {
@@ -16,5 +17,6 @@ export const memoryStoreMigrations: MigrationSet = {
     hnswIndexParamsMigration,
     vectorDistanceCost,
     embeddingInline,
+    keyAgents,
   ],
 };

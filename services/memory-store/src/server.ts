@@ -8,7 +8,7 @@ import {
   MemoryStoreServiceService,
   MemoryWriterServiceService,
 } from '@engram/proto/engram/memory/v1/memory_store';
-import { KeyService } from './domain/keys.ts';
+import { agentlessKeysWarning, KeyService } from './domain/keys.ts';
 import { legacySignatureWarning } from './domain/legacy-signature-warning.ts';
 import type { MemoryRepository } from './domain/ports.ts';
 import { adminHandlers } from './handlers/admin-handlers.ts';
@@ -34,8 +34,9 @@ export function memoryStoreServices({ platform, embedder }: MemoryStoreDeps): {
   keys: KeyService;
 } {
   const { config, secrets, authenticator } = platform;
-  const repo = new KnexMemoryRepository(platform.db, platform.notifyCommitted);
-  const keys = new KeyService(new KnexKeyRepository(platform.db));
+  const repo = new KnexMemoryRepository(platform.db, platform.notifyCommitted, platform.metrics);
+  const keyRepo = new KnexKeyRepository(platform.db, platform.notifyCommitted);
+  const keys = new KeyService(keyRepo);
   const reader = new VerifiedReader(
     {
       key: secrets.integrityKey,
@@ -44,11 +45,20 @@ export function memoryStoreServices({ platform, embedder }: MemoryStoreDeps): {
     },
     platform.db.knex,
     platform.notifyCommitted,
+    platform.metrics,
   );
   const logger = platform.logger.child({ component: 'memory-store' });
   if (config.integrityRequireSigned) void warnAboutLegacySignatures(repo, logger);
+  void warnAboutAgentlessKeys(keyRepo, logger);
   const describe = (p: Principal) => ({ projectId: p.projectId, keyId: p.keyId });
-  const bind = { authenticate: authenticator.authenticate, logger, describe };
+  const bind = {
+    authenticate: authenticator.authenticate,
+    logger,
+    describe,
+    metrics: platform.metrics,
+    idempotency: platform.idempotency,
+    internalToken: secrets.internalToken,
+  };
   return {
     keys,
     services: [
@@ -60,7 +70,6 @@ export function memoryStoreServices({ platform, embedder }: MemoryStoreDeps): {
             repo,
             reader,
             integrityKey: secrets.integrityKey,
-            requireSigned: config.integrityRequireSigned,
           }),
           bind,
         ),
@@ -98,5 +107,20 @@ async function warnAboutLegacySignatures(repo: MemoryRepository, logger: Platfor
       { err: err instanceof Error ? err.message : String(err) },
       'could not count legacy signatures',
     );
+  }
+}
+
+/**
+ * Unbound untrusted and internal keys from before agent_ids/any_agent act for no agent (the migration
+ * gave them neither; docs/decisions.md): say how many and how to replace them, on stderr and in the log.
+ */
+async function warnAboutAgentlessKeys(repo: KnexKeyRepository, logger: Platform['logger']): Promise<void> {
+  try {
+    const message = agentlessKeysWarning(await repo.countAgentlessKeys());
+    if (message === undefined) return;
+    logger.warn(message);
+    process.stderr.write(`engram: warning: ${message}\n`);
+  } catch (err) {
+    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not count agentless keys');
   }
 }

@@ -24,6 +24,7 @@ export function retrievalServices(
     },
     platform.db.knex,
     platform.notifyCommitted,
+    platform.metrics,
   );
   const deps = {
     search: new KnexSearchRepository(platform.db),
@@ -50,6 +51,9 @@ export function retrievalServices(
         authenticate: platform.authenticator.authenticate,
         logger,
         describe,
+        metrics: platform.metrics,
+        idempotency: platform.idempotency,
+        internalToken: platform.secrets.internalToken,
       }),
     },
   ];

@@ -27,6 +27,7 @@ export function securityAdminServices(platform: Platform, peers: Peers): Service
     },
     platform.db.knex,
     platform.notifyCommitted,
+    platform.metrics,
   );
   const handlers = securityAdminHandlers({
     repo: new KnexSecurityReadRepository(platform.db),
@@ -41,6 +42,9 @@ export function securityAdminServices(platform: Platform, peers: Peers): Service
         authenticate: platform.authenticator.authenticate,
         logger,
         describe,
+        metrics: platform.metrics,
+        idempotency: platform.idempotency,
+        internalToken: platform.secrets.internalToken,
       }),
     },
   ];

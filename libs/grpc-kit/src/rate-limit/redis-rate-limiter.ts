@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@engram/logger';
+import { ATTR, traceClientCall } from '@engram/telemetry';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import type { RateLimiter, RateLimits, RateLimitSubject, RateLimitVerdict } from './rate-limiter.ts';
 
@@ -32,6 +33,7 @@ return {1, 0, plimit, plimit - p, reset}
 `;
 
 const WARN_EVERY_MS = 30_000;
+const REDIS_SPAN_ATTRIBUTES = { [ATTR.dbSystemName]: 'redis', [ATTR.dbOperationName]: 'EVAL' };
 const FIRST_CONNECT_WAIT_MS = 2_000;
 
 export interface RedisRateLimiterOptions {
@@ -85,14 +87,17 @@ export class RedisRateLimiter implements RateLimiter {
     const { limits } = this.opts;
     if (this.firstConnection !== undefined) await this.firstConnection;
     try {
-      const raw = await this.redis.eval(
-        ADMIT_SCRIPT,
-        2,
-        `${this.prefix}p:${subject.projectId}`,
-        `${this.prefix}a:${subject.projectId}:${subject.agent}`,
-        limits.windowMs,
-        limits.projectPerWindow,
-        limits.agentPerWindow,
+      // The span names the command only: the keys hold project and agent ids, the script is ours.
+      const raw = await traceClientCall('EVAL', REDIS_SPAN_ATTRIBUTES, () =>
+        this.redis.eval(
+          ADMIT_SCRIPT,
+          2,
+          `${this.prefix}p:${keyPart(subject.projectId)}`,
+          `${this.prefix}a:${keyPart(subject.projectId)}:${keyPart(subject.agent)}`,
+          limits.windowMs,
+          limits.projectPerWindow,
+          limits.agentPerWindow,
+        ),
       );
       return parseVerdict(raw);
     } catch (err) {
@@ -129,4 +134,12 @@ function parseVerdict(raw: unknown): RateLimitVerdict {
     remaining: Math.max(0, remaining ?? 0),
     resetMs: resetMs ?? 0,
   };
+}
+
+/**
+ * One id inside a counter key, percent-encoded so that ':' in a project or agent id cannot make two
+ * (project, agent) pairs share a key: ("a:b", "c") and ("a", "b:c") stay apart.
+ */
+function keyPart(id: string): string {
+  return encodeURIComponent(id);
 }

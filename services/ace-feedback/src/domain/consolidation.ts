@@ -3,7 +3,7 @@ import { InvalidArgumentError, UnimplementedError } from '@engram/errors';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { namespaceOf, NEIGHBOURS_PER_MEMORY } from './curation.ts';
 import { FieldChecks } from './field-checks.ts';
-import type { ConsolidationLog, MemoryLookup, WritePipeline } from './ports.ts';
+import type { ConsolidationLog, MemoryLookup, ReadScreen, WritePipeline } from './ports.ts';
 
 export const CONSOLIDATE_SIMILARITY_DEFAULT = 0.92;
 /** Consolidation examines the newest memories of the namespace, one index lookup each (~5 ms). */
@@ -44,7 +44,9 @@ function keeps(a: string, fa: Facts, b: string, fb: Facts): boolean {
  * similar (default 0.92) come from each memory's nearest neighbours in the vector index; greedily,
  * most similar first, the lower-effectiveness memory of a pair is deprecated with superseded_by = the
  * kept one, and no memory is both kept and deprecated in one plan. Only memories the caller may
- * modify (its own, or any with a privileged key) are deprecated. dry_run returns the plan and changes
+ * modify (its own, or any with a privileged key) are deprecated. Only memories whose signature
+ * verifies take part, whatever INTEGRITY_READ_MODE says; the others are listed in unverifiedIds (and
+ * recorded as INTEGRITY_FAILED where a read would fail them). dry_run returns the plan and changes
  * nothing; otherwise all deprecations commit in one transaction (IngestInternal kind consolidation)
  * and each merge is recorded as a memories_consolidated event. use_llm answers 501.
  */
@@ -53,11 +55,12 @@ export async function consolidate(
     memories: MemoryLookup;
     pipeline: WritePipeline;
     log: ConsolidationLog;
+    screen: ReadScreen;
   },
   principal: Principal,
   caller: unknown,
   req: ConsolidateRequest,
-): Promise<{ dryRun: boolean; merges: Merge[] }> {
+): Promise<{ dryRun: boolean; merges: Merge[]; unverifiedIds: string[] }> {
   if (req.useLlm) throw new UnimplementedError('consolidation with use_llm is not implemented');
   const checks = new FieldChecks()
     .id('namespace', req.namespace, ID_MAX_LENGTH)
@@ -78,12 +81,18 @@ export async function consolidate(
     deps.memories.byIds(reader, ids),
     deps.memories.effectiveness(principal.projectId, ids),
   ]);
+  const ctx = { projectId: principal.projectId, agentId, apiKeyId: principal.keyId, route: 'consolidate' };
+  const { trusted, untrusted } = await deps.screen.trusted(rows, ctx);
+  // Only verified memories take part: a pair with an unverified one is skipped, so such a row is
+  // never kept (deprecating a signed memory in favour of content nobody signed) and never deprecated
+  // (its content, and so its similarity, is not what was written; it stays as evidence).
   const facts = new Map<string, Facts>(
-    rows.map((m) => [
+    trusted.map((m) => [
       m.id,
       { agentId: m.agent_id, createdAt: m.created_at, effectiveness: eff.get(m.id)?.score ?? 0 },
     ]),
   );
+  const unverifiedIds = untrusted.map((u) => u.row.id).sort();
   const mayModify = (f: Facts) => isPrivileged(principal) || f.agentId === agentId;
   const kept = new Set<string>();
   const gone = new Set<string>();
@@ -98,7 +107,7 @@ export async function consolidate(
     gone.add(drop);
     merges.push({ keptId: keep, deprecatedId: drop, similarity: p.similarity });
   }
-  if (req.dryRun || merges.length === 0) return { dryRun: req.dryRun, merges };
+  if (req.dryRun || merges.length === 0) return { dryRun: req.dryRun, merges, unverifiedIds };
   const deprecations = merges.map((m) => ({
     memory_id: m.deprecatedId,
     superseded_by: m.keptId,
@@ -116,5 +125,5 @@ export async function consolidate(
     namespace,
     merges,
   );
-  return { dryRun: false, merges };
+  return { dryRun: false, merges, unverifiedIds };
 }

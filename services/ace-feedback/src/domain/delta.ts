@@ -1,9 +1,9 @@
 import { actingAgent, isPrivileged, readerOf, type Principal } from '@engram/auth';
-import type { DetectionInfo } from '@engram/errors';
+import { isUuid, type DetectionInfo } from '@engram/errors';
 import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Deprecation } from '@engram/proto/engram/memory/v1/memory';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
-import { FieldChecks, isUuid } from './field-checks.ts';
+import { FieldChecks } from './field-checks.ts';
 import type { MemoryLookup, WritePipeline } from './ports.ts';
 
 export const DELTA_MAX_OPERATIONS = 100;

@@ -26,6 +26,8 @@ export const FEATURE_TRANSITIONS: Readonly<Record<'complete' | 'failed', readonl
 
 export interface Feature {
   readonly featureId: string;
+  /** The owning agent (docs/decisions.md): only a key that may act as it, or a privileged key, sees it. */
+  readonly agentId: string;
   readonly description: string;
   readonly testSteps: readonly string[];
   readonly status: FeatureStatus;
@@ -36,6 +38,7 @@ export interface Feature {
 
 export interface NewFeature {
   readonly featureId: string;
+  readonly agentId: string;
   readonly description: string;
   readonly testSteps: readonly string[];
 }

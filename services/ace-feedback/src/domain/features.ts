@@ -1,5 +1,13 @@
-import type { Principal } from '@engram/auth';
-import { ConflictError, InvalidArgumentError, NotFoundError } from '@engram/errors';
+import { actingAgent, isPrivileged, mayAccessOwned, type Principal } from '@engram/auth';
+import {
+  ConflictError,
+  decodeCursor,
+  encodeCursor,
+  InvalidArgumentError,
+  NotFoundError,
+  refuseCursor,
+  type FieldViolation,
+} from '@engram/errors';
 import { ID_MAX_LENGTH, LIST_ENTRY_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
 import {
   assertFeatureTransition,
@@ -8,46 +16,83 @@ import {
   type Feature,
 } from './feature-status.ts';
 import { FieldChecks } from './field-checks.ts';
-import type { FeaturePage, FeatureRepository } from './ports.ts';
+import { screenFreeText, type FreeTextDeps } from './free-text-screen.ts';
+import type { Actor, FeatureOwners, FeaturePage, FeatureRepository } from './ports.ts';
 
 export const FEATURE_DESCRIPTION_MAX_LENGTH = 10_000;
 export const FEATURE_PAGE_SIZE = 50;
 
-const actorOf = (p: Principal) => ({
+export interface FeatureDeps extends FreeTextDeps {
+  readonly features: FeatureRepository;
+}
+
+const actorOf = (p: Principal, agentId: string): Actor => ({
   projectId: p.projectId,
-  agentId: p.boundAgentId ?? `key:${p.keyId}`,
+  agentId,
   apiKeyId: p.keyId,
 });
 
+/**
+ * Creates a pending feature owned by the acting agent (agent_id, which the key must be able to act
+ * as; by default the bound agent or the key itself). Description and test steps are screened like a
+ * memory's content before anything is stored.
+ */
 export async function createFeature(
-  features: FeatureRepository,
+  deps: FeatureDeps,
   principal: Principal,
-  req: { featureId: string; description: string; testSteps: readonly string[] },
+  req: { featureId: string; description: string; testSteps: readonly string[]; agentId: string },
 ): Promise<Feature> {
   new FieldChecks()
     .id('feature_id', req.featureId, ID_MAX_LENGTH, true)
+    .id('agent_id', req.agentId, ID_MAX_LENGTH)
     .text('description', req.description, FEATURE_DESCRIPTION_MAX_LENGTH)
     .list('test_steps', req.testSteps, LIST_MAX_ENTRIES, LIST_ENTRY_MAX_LENGTH)
     .throwIfAny();
-  const inserted = await features.insert(actorOf(principal), req);
+  const agentId = actingAgent(principal, req.agentId);
+  const actor = actorOf(principal, agentId);
+  const texts = await screenFreeText(deps, principal, actor, 'create_feature', {
+    description: req.description,
+    test_steps: [...req.testSteps],
+  });
+  const inserted = await deps.features.insert(actor, {
+    featureId: req.featureId,
+    agentId,
+    description: texts.description,
+    testSteps: texts.test_steps,
+  });
   if (!inserted) throw new ConflictError(`feature ${req.featureId} already exists`, 'ALREADY_EXISTS');
-  return getFeature(features, principal, req.featureId);
+  return getFeature(deps, principal, req.featureId);
 }
 
+/**
+ * A feature of the project that belongs to an agent the key may act as (or any, for a privileged
+ * key); anything else is 404, as if it did not exist.
+ */
 export async function getFeature(
-  features: FeatureRepository,
+  deps: { features: FeatureRepository },
   principal: Principal,
   featureId: string,
 ): Promise<Feature> {
   new FieldChecks().id('feature_id', featureId, ID_MAX_LENGTH, true).throwIfAny();
-  const f = await features.get(principal.projectId, featureId);
-  if (!f) throw new NotFoundError('feature not found');
+  const f = await deps.features.get(principal.projectId, featureId);
+  if (!f || !mayAccessOwned(principal, f.agentId)) throw new NotFoundError('feature not found');
   return f;
 }
 
-/** mark_complete (verified_by required) and mark_failed (reason required); see feature-status.ts. */
+/** Whose features a key lists: those it may access (mayAccessOwned), as a filter for the SQL. */
+export function featureOwners(principal: Principal): FeatureOwners {
+  if (isPrivileged(principal)) return 'all';
+  if (principal.boundAgentId !== undefined) return { agents: [principal.boundAgentId] };
+  if (principal.anyAgent === true) return 'all';
+  return { agents: [`key:${principal.keyId}`, ...(principal.agentIds ?? [])] };
+}
+
+/**
+ * mark_complete (verified_by required) and mark_failed (reason required); see feature-status.ts.
+ * Only on a feature the key may access (else 404); verified_by and reason are screened first.
+ */
 export async function markFeature(
-  features: FeatureRepository,
+  deps: FeatureDeps,
   principal: Principal,
   req: { featureId: string; to: 'complete' | 'failed'; verifiedBy: string; reason: string },
 ): Promise<Feature> {
@@ -56,16 +101,24 @@ export async function markFeature(
     checks.text('verified_by', req.verifiedBy, LIST_ENTRY_MAX_LENGTH, { required: true, lineBreaks: false });
   else checks.text('reason', req.reason, LIST_ENTRY_MAX_LENGTH, { required: true });
   checks.throwIfAny();
-  const current = await getFeature(features, principal, req.featureId);
+  const current = await getFeature(deps, principal, req.featureId);
   assertFeatureTransition(current.status, req.to);
-  const moved = await features.transition(actorOf(principal), req.featureId, FEATURE_TRANSITIONS[req.to], {
+  const actor = actorOf(principal, current.agentId);
+  const text = await screenFreeText(
+    deps,
+    principal,
+    actor,
+    req.to === 'complete' ? 'complete_feature' : 'fail_feature',
+    req.to === 'complete' ? { verified_by: req.verifiedBy } : { reason: req.reason },
+  );
+  const moved = await deps.features.transition(actor, req.featureId, FEATURE_TRANSITIONS[req.to], {
     status: req.to,
-    failureReason: req.to === 'failed' ? req.reason : null,
-    verifiedBy: req.to === 'complete' ? req.verifiedBy : null,
+    failureReason: req.to === 'failed' ? (text.reason ?? req.reason) : null,
+    verifiedBy: req.to === 'complete' ? (text.verified_by ?? req.verifiedBy) : null,
   });
   if (!moved) {
     // Another request moved it first; report from the state it is in now.
-    assertFeatureTransition((await getFeature(features, principal, req.featureId)).status, req.to);
+    assertFeatureTransition((await getFeature(deps, principal, req.featureId)).status, req.to);
     throw new ConflictError(
       'feature changed concurrently; retry',
       'CONCURRENT_CHANGE',
@@ -75,9 +128,12 @@ export async function markFeature(
   return moved;
 }
 
-/** Features by feature_id, optionally of one status; `cursor` is the opaque next_cursor of a page. */
+/**
+ * Features by feature_id, optionally of one status, of the agents the key may act as (featureOwners);
+ * `cursor` is the opaque next_cursor of a page.
+ */
 export async function listFeatures(
-  features: FeatureRepository,
+  deps: { features: FeatureRepository },
   principal: Principal,
   req: { status?: string | undefined; cursor: string },
 ): Promise<FeaturePage> {
@@ -89,21 +145,24 @@ export async function listFeatures(
   }
   let after: string | undefined;
   if (req.cursor !== '') {
-    after = Buffer.from(req.cursor, 'base64url').toString('utf8');
-    if (new FieldChecks().id('cursor', after, ID_MAX_LENGTH, true).hasAny()) {
-      throw new InvalidArgumentError('request failed validation', [
-        { field: 'cursor', description: 'is not a cursor this service issued', reason: 'INVALID_VALUE' },
-      ]);
-    }
+    // The cursor is the base64url of the last feature_id of the previous page: a valid feature id.
+    const violations: FieldViolation[] = [];
+    after = decodeCursor('cursor', req.cursor, violations);
+    if (after !== undefined && new FieldChecks().id('cursor', after, ID_MAX_LENGTH, true).hasAny())
+      refuseCursor('cursor', violations);
+    if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
   }
-  const rows = await features.list(principal.projectId, status, after, FEATURE_PAGE_SIZE + 1);
+  const rows = await deps.features.list(
+    principal.projectId,
+    featureOwners(principal),
+    status,
+    after,
+    FEATURE_PAGE_SIZE + 1,
+  );
   const page = rows.slice(0, FEATURE_PAGE_SIZE);
   const last = page[page.length - 1];
   return {
     features: page,
-    nextCursor:
-      rows.length > FEATURE_PAGE_SIZE && last
-        ? Buffer.from(last.featureId, 'utf8').toString('base64url')
-        : '',
+    nextCursor: rows.length > FEATURE_PAGE_SIZE && last ? encodeCursor(last.featureId) : '',
   };
 }

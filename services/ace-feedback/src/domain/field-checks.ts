@@ -1,13 +1,6 @@
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import { validateId } from '@engram/security-rules';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a canonical UUID (memory ids are UUIDv7; anything else cannot name a memory). */
-export function isUuid(v: string): boolean {
-  return UUID.test(v);
-}
-
 /** C0 controls (other than tab, newline, carriage return when allowed), DEL and C1 controls. */
 function firstControl(text: string, lineBreaks: boolean): number {
   for (let i = 0; i < text.length; i++) {

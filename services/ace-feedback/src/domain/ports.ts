@@ -21,7 +21,7 @@ export interface VoteInput {
   readonly context: string;
 }
 
-/** memory_votes: one vote per (memory, voter, task_id); a repeat replaces the earlier vote. */
+/** memory_votes: one ballot per (memory, voter); a new vote replaces the voter's earlier one. */
 export interface VoteRepository {
   /** Records the vote and its VOTED event in one transaction; the memory's counts afterwards. */
   cast(actor: Actor, vote: VoteInput): Promise<Effectiveness>;
@@ -44,7 +44,7 @@ export interface MemoryLookup {
   deepestProvenance(projectId: string, ids: readonly string[]): Promise<number | undefined>;
   /**
    * Live voted memories of a namespace the reader may see whose effectiveness is strictly above
-   * (or strictly below) the threshold, best (or worst) first.
+   * (or strictly below) the threshold, best (or worst) first; `limit` of them after skipping `offset`.
    */
   byEffectiveness(
     reader: Reader,
@@ -52,6 +52,7 @@ export interface MemoryLookup {
     threshold: number,
     side: 'above' | 'below',
     limit: number,
+    offset: number,
   ): Promise<(StoredMemory & { effectiveness: number })[]>;
   /**
    * Pairs of live memories of a namespace, both visible to the reader, with cosine similarity at
@@ -75,6 +76,14 @@ export interface ReadScreen {
     rows: readonly StoredMemory[],
     ctx: ReadContext,
   ): Promise<(StoredMemory & { integrity_status?: string })[]>;
+  /**
+   * For decisions that act on rows (consolidation): only rows whose signature verifies, whatever the
+   * read mode; unsigned rows are untrusted too. Failures are recorded as on read.
+   */
+  trusted<T extends StoredMemory>(
+    rows: readonly T[],
+    ctx: ReadContext,
+  ): Promise<{ trusted: T[]; untrusted: { row: T; status: string }[] }>;
 }
 
 /** The one write pipeline (ingest-security's IngestInternal); `caller` is the forwarded identity. */
@@ -111,6 +120,9 @@ export interface FeaturePage {
   readonly nextCursor: string;
 }
 
+/** Whose features a list shows: every agent's, or those of these owners. */
+export type FeatureOwners = 'all' | { readonly agents: readonly string[] };
+
 export interface FeatureRepository {
   /** false when the feature_id exists in the project. */
   insert(actor: Actor, feature: NewFeature): Promise<boolean>;
@@ -125,9 +137,10 @@ export interface FeatureRepository {
     from: readonly string[],
     to: Pick<Feature, 'status' | 'failureReason' | 'verifiedBy'>,
   ): Promise<Feature | undefined>;
-  /** Features by feature_id, after `afterId`, optionally of one status. */
+  /** Features of `owners` by feature_id, after `afterId`, optionally of one status. */
   list(
     projectId: string,
+    owners: FeatureOwners,
     status: string | undefined,
     afterId: string | undefined,
     limit: number,

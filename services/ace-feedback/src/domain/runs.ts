@@ -1,8 +1,9 @@
-import { actingAgent, readerOf, type Principal } from '@engram/auth';
-import { ConflictError, InvalidArgumentError, NotFoundError } from '@engram/errors';
+import { actingAgent, mayAccessOwned, readerOf, type Principal } from '@engram/auth';
+import { ConflictError, InvalidArgumentError, isUuid, NotFoundError } from '@engram/errors';
 import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import { ERROR_PATTERN_MAX_LENGTH, ID_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
-import { FieldChecks, isUuid } from './field-checks.ts';
+import { FieldChecks } from './field-checks.ts';
+import { screenFreeText, type FreeTextDeps } from './free-text-screen.ts';
 import { itemErrorToDomain } from './pipeline-errors.ts';
 import type { MemoryLookup, RunRepository, WritePipeline } from './ports.ts';
 import { voteForOutcome, type Run } from './run-status.ts';
@@ -11,7 +12,7 @@ import { voteForOutcome, type Run } from './run-status.ts';
 export const EVALUATION_MAX_BYTES = 16 * 1024;
 const REFLECTION_ERROR_MAX_LENGTH = 10_000;
 
-export interface RunDeps {
+export interface RunDeps extends FreeTextDeps {
   readonly runs: RunRepository;
   readonly memories: MemoryLookup;
   readonly pipeline: WritePipeline;
@@ -59,10 +60,18 @@ export async function startRun(deps: RunDeps, principal: Principal, req: StartRu
   return run;
 }
 
-export async function getRun(deps: RunDeps, principal: Principal, runId: string): Promise<Run> {
+/**
+ * A run of the project whose agent the key may act as (or any run, for a privileged key); anything
+ * else is 404, as if it did not exist: its memory ids and evaluation are its agent's.
+ */
+export async function getRun(
+  deps: { runs: RunRepository },
+  principal: Principal,
+  runId: string,
+): Promise<Run> {
   new FieldChecks().id('run_id', runId, ID_MAX_LENGTH, true).throwIfAny();
   const run = await deps.runs.get(principal.projectId, runId);
-  if (!run) throw new NotFoundError('run not found');
+  if (!run || !mayAccessOwned(principal, run.agentId)) throw new NotFoundError('run not found');
   return run;
 }
 
@@ -71,8 +80,36 @@ function stringField(evaluation: Record<string, unknown>, key: string): string |
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
+/**
+ * The namespace of a failed run's reflection: where the memories it used live, so the lesson sits
+ * next to what it is about (a run has no namespace of its own). When they live in several, the one
+ * most of them share; on a tie, the namespace of the first listed. A run that used no memory the
+ * agent can still read reflects into the default namespace (undefined).
+ */
+export function reflectionNamespace(
+  usedIds: readonly string[],
+  namespaceOfId: ReadonlyMap<string, string>,
+): string | undefined {
+  const counts = new Map<string, number>();
+  for (const id of usedIds) {
+    const ns = namespaceOfId.get(id);
+    if (ns !== undefined) counts.set(ns, (counts.get(ns) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  let bestCount = 0;
+  // Map iteration follows first appearance in usedIds, so a strict > keeps the first listed on a tie.
+  for (const [ns, n] of counts) {
+    if (n > bestCount) [best, bestCount] = [ns, n];
+  }
+  return best;
+}
+
 /** The reflection a failed run leaves behind: the lesson is the evaluation's error and error_pattern. */
-function reflectionOf(run: Run, evaluation: Record<string, unknown>): AddMemoryRequest {
+function reflectionOf(
+  run: Run,
+  evaluation: Record<string, unknown>,
+  namespace: string | undefined,
+): AddMemoryRequest {
   const error = stringField(evaluation, 'error');
   const pattern = stringField(evaluation, 'error_pattern');
   const content =
@@ -84,6 +121,7 @@ function reflectionOf(run: Run, evaluation: Record<string, unknown>): AddMemoryR
     content,
     agent_id: run.agentId,
     memory_type: 'reflection',
+    namespace,
     shared_with: [],
     metadata: { run_id: run.runId, task_type: run.taskType, memory_ids_used: [...run.memoryIdsUsed] },
     steps: [],
@@ -96,9 +134,11 @@ function reflectionOf(run: Run, evaluation: Record<string, unknown>): AddMemoryR
 /**
  * Completes a started run: a helpful (success) or harmful (failure) vote by the run's agent on every
  * used memory, task_id = run_id; on failure first a reflection memory through the write pipeline
- * (kind run_reflection, depth 1 + the deepest used memory, source run = the run). The state change
- * and the votes commit together in one conditional update, so a second completion is 409 and never
- * votes twice. A bound key may complete only its own agent's runs.
+ * (kind run_reflection, depth 1 + the deepest used memory, source run = the run, in the namespace of
+ * the used memories: reflectionNamespace). The state change and the votes commit together in one
+ * conditional update, so a second completion is 409 and never votes twice. Only a key that may act
+ * as the run's agent completes it (a run the key cannot see is 404, getRun); the evaluation is
+ * screened like a memory's content before anything is written.
  */
 export async function completeRun(
   deps: RunDeps,
@@ -107,9 +147,11 @@ export async function completeRun(
   req: { runId: string; success: boolean; evaluation: Record<string, unknown> | undefined },
 ): Promise<Run> {
   const run = await getRun(deps, principal, req.runId);
+  // Completing votes as the run's agent: a privileged key bound to another agent sees the run but
+  // may not act as its agent (403 AGENT_MISMATCH); every other key got here only if it may.
   const agentId = actingAgent(principal, run.agentId, 'agent_id');
-  const evaluation = req.evaluation ?? {};
-  if (Buffer.byteLength(JSON.stringify(evaluation), 'utf8') > EVALUATION_MAX_BYTES) {
+  const raw = req.evaluation ?? {};
+  if (Buffer.byteLength(JSON.stringify(raw), 'utf8') > EVALUATION_MAX_BYTES) {
     throw new InvalidArgumentError('request failed validation', [
       {
         field: 'evaluation',
@@ -119,17 +161,23 @@ export async function completeRun(
     ]);
   }
   new FieldChecks()
-    .text('evaluation.error', stringField(evaluation, 'error'), REFLECTION_ERROR_MAX_LENGTH)
-    .text('evaluation.error_pattern', stringField(evaluation, 'error_pattern'), ERROR_PATTERN_MAX_LENGTH)
+    .text('evaluation.error', stringField(raw, 'error'), REFLECTION_ERROR_MAX_LENGTH)
+    .text('evaluation.error_pattern', stringField(raw, 'error_pattern'), ERROR_PATTERN_MAX_LENGTH)
     .throwIfAny();
   if (run.status !== 'started') throw alreadyCompleted(run.runId);
+  const actor = { projectId: principal.projectId, agentId, apiKeyId: principal.keyId };
+  const { evaluation } = await screenFreeText(deps, principal, actor, 'complete_run', { evaluation: raw });
 
   let reflectionId: string | null = null;
   if (!req.success) {
-    const deepest = await deps.memories.deepestProvenance(principal.projectId, run.memoryIdsUsed);
+    const [deepest, used] = await Promise.all([
+      deps.memories.deepestProvenance(principal.projectId, run.memoryIdsUsed),
+      deps.memories.byIds(readerOf(principal, agentId), run.memoryIdsUsed),
+    ]);
+    const namespace = reflectionNamespace(run.memoryIdsUsed, new Map(used.map((m) => [m.id, m.namespace])));
     const res = await deps.pipeline.ingest(
       {
-        items: [reflectionOf(run, evaluation)],
+        items: [reflectionOf(run, evaluation, namespace)],
         kind: 'run_reflection',
         source_run_id: run.runId,
         depth: run.memoryIdsUsed.length === 0 ? 0 : 1 + (deepest ?? 0),
@@ -143,10 +191,13 @@ export async function completeRun(
     if (!res.applied || result?.id === undefined) throw new Error('the write pipeline stored no reflection');
     reflectionId = result.id;
   }
-  const completed = await deps.runs.complete(
-    { projectId: principal.projectId, agentId, apiKeyId: principal.keyId },
-    { runId: run.runId, success: req.success, evaluation, reflectionId, vote: voteForOutcome(req.success) },
-  );
+  const completed = await deps.runs.complete(actor, {
+    runId: run.runId,
+    success: req.success,
+    evaluation,
+    reflectionId,
+    vote: voteForOutcome(req.success),
+  });
   if (!completed) throw alreadyCompleted(run.runId);
   return completed;
 }

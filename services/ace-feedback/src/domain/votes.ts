@@ -1,8 +1,8 @@
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
-import { NotFoundError } from '@engram/errors';
+import { isUuid, NotFoundError } from '@engram/errors';
 import type { Effectiveness } from '@engram/memories';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
-import { FieldChecks, isUuid } from './field-checks.ts';
+import { FieldChecks } from './field-checks.ts';
 import type { MemoryLookup, VoteRepository } from './ports.ts';
 import type { VoteValue } from './vote-value.ts';
 
@@ -18,7 +18,9 @@ export interface VoteRequest {
 
 /**
  * A helpful or harmful vote by an agent on a memory it can read (anything else is 404, like a missing
- * memory). One vote per (memory, voter, task_id): voting again replaces the earlier vote.
+ * memory). One ballot per (memory, voter): voting again, with any task_id, replaces the voter's
+ * earlier vote, so no single agent moves a memory's effectiveness by more than one vote
+ * (docs/decisions.md). task_id is kept as the task of the standing vote and in the VOTED event.
  */
 export async function castVote(
   deps: { votes: VoteRepository; memories: MemoryLookup },

@@ -1,10 +1,12 @@
 import type { Principal } from '@engram/auth';
 import type { HandlersOf } from '@engram/grpc-kit';
 import type { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
+import type { ContentPolicy } from '@engram/security-rules';
 import { consolidate } from '../domain/consolidation.ts';
 import { curate } from '../domain/curation.ts';
 import { applyDelta } from '../domain/delta.ts';
 import { createFeature, getFeature, listFeatures, markFeature } from '../domain/features.ts';
+import type { RejectionLog } from '../domain/free-text-screen.ts';
 import type {
   ConsolidationLog,
   FeatureRepository,
@@ -30,6 +32,9 @@ export interface AceDeps {
   readonly pipeline: WritePipeline;
   readonly screen: ReadScreen;
   readonly log: ConsolidationLog;
+  /** CONTENT_POLICY_*: free text of sessions, features and run evaluations is screened like content. */
+  readonly policy: ContentPolicy;
+  readonly rejections: RejectionLog;
 }
 
 /** Every AceService RPC: proto <-> domain; the rules live in domain/. */
@@ -103,7 +108,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
       );
     },
     async updateSession(req, { principal }) {
-      const s = await updateSession(deps.sessions, principal, {
+      const s = await updateSession(deps, principal, {
         sessionId: req.session_id,
         agentId: req.agent_id,
         change: {
@@ -119,19 +124,20 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
 
     async createFeature(req, { principal }) {
       return featureToProto(
-        await createFeature(deps.features, principal, {
+        await createFeature(deps, principal, {
           featureId: req.feature_id,
           description: req.description,
           testSteps: req.test_steps,
+          agentId: req.agent_id,
         }),
       );
     },
     async getFeature(req, { principal }) {
-      return featureToProto(await getFeature(deps.features, principal, req.feature_id));
+      return featureToProto(await getFeature(deps, principal, req.feature_id));
     },
     async completeFeature(req, { principal }) {
       return featureToProto(
-        await markFeature(deps.features, principal, {
+        await markFeature(deps, principal, {
           featureId: req.feature_id,
           to: 'complete',
           verifiedBy: req.verified_by,
@@ -141,7 +147,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
     },
     async failFeature(req, { principal }) {
       return featureToProto(
-        await markFeature(deps.features, principal, {
+        await markFeature(deps, principal, {
           featureId: req.feature_id,
           to: 'failed',
           verifiedBy: '',
@@ -150,7 +156,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
       );
     },
     async listFeatures(req, { principal }) {
-      const page = await listFeatures(deps.features, principal, { status: req.status, cursor: req.cursor });
+      const page = await listFeatures(deps, principal, { status: req.status, cursor: req.cursor });
       return { features: page.features.map(featureToProto), next_cursor: page.nextCursor };
     },
 
@@ -211,6 +217,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
           deprecated_id: m.deprecatedId,
           similarity: m.similarity,
         })),
+        unverified_ids: out.unverifiedIds,
       };
     },
   };

@@ -41,6 +41,7 @@ export function sessionToProto(s: ProgressSession): SessionMessage {
 export function featureToProto(f: Feature): FeatureMessage {
   return {
     feature_id: f.featureId,
+    agent_id: f.agentId,
     description: f.description,
     test_steps: [...f.testSteps],
     status: f.status,

@@ -1,9 +1,10 @@
 import type { Database } from '@engram/db';
 import type { Feature, FeatureStatus, NewFeature } from '../domain/feature-status.ts';
-import type { Actor, FeatureRepository } from '../domain/ports.ts';
+import type { Actor, FeatureOwners, FeatureRepository } from '../domain/ports.ts';
 
 interface FeatureRow {
   feature_id: string;
+  agent_id: string;
   description: string;
   test_steps: string[] | null;
   status: FeatureStatus;
@@ -15,6 +16,7 @@ interface FeatureRow {
 function featureFromRow(r: FeatureRow): Feature {
   return {
     featureId: r.feature_id,
+    agentId: r.agent_id,
     description: r.description,
     testSteps: r.test_steps ?? [],
     status: r.status,
@@ -29,9 +31,9 @@ export class KnexFeatureRepository implements FeatureRepository {
 
   async insert(actor: Actor, f: NewFeature): Promise<boolean> {
     const res: { rows: unknown[] } = await this.db.knex.raw(
-      `insert into features (project_id, feature_id, description, test_steps, api_key_id)
-       values (?, ?, ?, ?::text[], ?) on conflict (project_id, feature_id) do nothing returning feature_id`,
-      [actor.projectId, f.featureId, f.description, [...f.testSteps], actor.apiKeyId],
+      `insert into features (project_id, feature_id, agent_id, description, test_steps, api_key_id)
+       values (?, ?, ?, ?, ?::text[], ?) on conflict (project_id, feature_id) do nothing returning feature_id`,
+      [actor.projectId, f.featureId, f.agentId, f.description, [...f.testSteps], actor.apiKeyId],
     );
     return res.rows.length > 0;
   }
@@ -67,11 +69,13 @@ export class KnexFeatureRepository implements FeatureRepository {
 
   async list(
     projectId: string,
+    owners: FeatureOwners,
     status: string | undefined,
     afterId: string | undefined,
     limit: number,
   ): Promise<Feature[]> {
     const qb = this.db.knex('features').where('project_id', projectId);
+    if (owners !== 'all') void qb.whereIn('agent_id', [...owners.agents]);
     if (status !== undefined) void qb.where('status', status);
     if (afterId !== undefined) void qb.where('feature_id', '>', afterId);
     const rows = (await qb.orderBy('feature_id').limit(limit)) as FeatureRow[];

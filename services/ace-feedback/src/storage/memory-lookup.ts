@@ -54,6 +54,7 @@ export class KnexMemoryLookup implements MemoryLookup {
     threshold: number,
     side: 'above' | 'below',
     limit: number,
+    offset: number,
   ): Promise<(StoredMemory & { effectiveness: number })[]> {
     const knex = this.db.read;
     const qb = knex('memories')
@@ -69,7 +70,9 @@ export class KnexMemoryLookup implements MemoryLookup {
     const rows = (await qb
       .orderBy('effectiveness', side === 'above' ? 'desc' : 'asc')
       .orderBy('memories.created_at', 'desc')
-      .limit(limit)) as (MemoryRow & { effectiveness: number | string })[];
+      .orderBy('memories.id')
+      .limit(limit)
+      .offset(offset)) as (MemoryRow & { effectiveness: number | string })[];
     return rows.map((r) => ({ ...memoryFromRow(r), effectiveness: Number(r.effectiveness) }));
   }
 

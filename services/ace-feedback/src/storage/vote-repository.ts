@@ -4,14 +4,17 @@ import { appendEvent } from '@engram/events';
 import { effectivenessScore, type Effectiveness } from '@engram/memories';
 import type { Actor, VoteInput, VoteRepository } from '../domain/ports.ts';
 
-/** Upserts one vote (the primary key is (project, memory, voter, task_id)); used inside a transaction. */
+/**
+ * Casts the voter's ballot on a memory, replacing its earlier one whatever the task_id (the primary
+ * key is (project, memory, voter): one agent is one voice); used inside a transaction.
+ */
 export async function upsertVote(trx: Knex.Transaction, actor: Actor, v: VoteInput): Promise<void> {
   await trx.raw(
     `insert into memory_votes (project_id, memory_id, voter_agent_id, task_id, vote, context, api_key_id)
      values (?, ?, ?, ?, ?, ?, ?)
-     on conflict (project_id, memory_id, voter_agent_id, task_id)
-     do update set vote = excluded.vote, context = excluded.context, api_key_id = excluded.api_key_id,
-       updated_at = now()`,
+     on conflict (project_id, memory_id, voter_agent_id)
+     do update set task_id = excluded.task_id, vote = excluded.vote, context = excluded.context,
+       api_key_id = excluded.api_key_id, updated_at = now()`,
     [actor.projectId, v.memoryId, v.voterAgentId, v.taskId, v.vote, v.context, actor.apiKeyId],
   );
 }

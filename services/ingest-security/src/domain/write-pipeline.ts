@@ -9,8 +9,10 @@ import {
   type InjectionClassifier,
   type WriteLimits,
 } from '@engram/security-rules';
+import type { EngramMetrics } from '@engram/telemetry';
 import type { AuditEventInput } from './ports.ts';
 import { inferScope, type ScopeSource } from './scope-inference.ts';
+import { countVerdict } from './verdict-metrics.ts';
 import { auditDetails, verdictRecord } from './verdict-record.ts';
 import type { WriteOrigin, WriteRequest } from './write-request.ts';
 
@@ -22,6 +24,8 @@ export interface PipelineSettings {
   /** Stage 4, present only when ENABLE_LLM_INJECTION_CLASSIFIER is on. */
   readonly classifier?: InjectionClassifier | undefined;
   readonly classifierThreshold: number;
+  /** Where verdicts and detections are counted (engram_screening_*); not counted when absent. */
+  readonly metrics?: EngramMetrics | undefined;
 }
 
 /** A screened write: stored as `draft`, or refused with `error` after `audit` is recorded. */
@@ -91,6 +95,7 @@ export async function screenWrite(
       signal,
     },
   );
+  if (settings.metrics) countVerdict(settings.metrics, screened);
   const context = {
     origin,
     memoryType,

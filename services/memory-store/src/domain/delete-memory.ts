@@ -1,8 +1,6 @@
 import { isPrivileged, readerOf, type Principal } from '@engram/auth';
-import { NotFoundError, PermissionDeniedError } from '@engram/errors';
+import { isUuid, NotFoundError, PermissionDeniedError } from '@engram/errors';
 import type { MemoryRepository } from './ports.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * DELETE /memories/{id}: a hard delete by the author or a privileged key. The row and its provenance
@@ -15,7 +13,7 @@ export async function deleteMemory(
   agentId: string,
   memoryId: string,
 ): Promise<string> {
-  if (!UUID.test(memoryId)) throw new NotFoundError('memory not found');
+  if (!isUuid(memoryId)) throw new NotFoundError('memory not found');
   const id = memoryId.toLowerCase();
   await repo.transaction(async (s) => {
     const m = await s.lockVisible(readerOf(principal, agentId), id);

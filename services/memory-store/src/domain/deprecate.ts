@@ -1,5 +1,5 @@
 import { isPrivileged, readerOf, type Principal } from '@engram/auth';
-import { InvalidArgumentError, NotFoundError, PermissionDeniedError } from '@engram/errors';
+import { InvalidArgumentError, isUuid, NotFoundError, PermissionDeniedError } from '@engram/errors';
 import type { StoredMemory } from './memory.ts';
 import type { WriteSession } from './ports.ts';
 
@@ -9,7 +9,6 @@ export interface DeprecationRequest {
   readonly reason: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const DEPRECATION_REASON_MAX_LENGTH = 2000;
 
 /** C0 controls other than tab, newline and carriage return, and DEL. */
@@ -45,11 +44,11 @@ export async function deprecateInSession(
   }
   const superseded =
     req.superseded_by === undefined || req.superseded_by === '' ? null : req.superseded_by.toLowerCase();
-  if (!UUID.test(req.memory_id)) throw new NotFoundError('memory not found');
+  if (!isUuid(req.memory_id)) throw new NotFoundError('memory not found');
   const reader = readerOf(principal, agentId);
   if (
     superseded !== null &&
-    (!UUID.test(superseded) ||
+    (!isUuid(superseded) ||
       superseded === req.memory_id.toLowerCase() ||
       !(await session.isVisible(reader, superseded)))
   ) {

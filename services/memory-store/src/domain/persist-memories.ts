@@ -5,6 +5,7 @@ import { uuidv7, type NewAuditEvent } from '@engram/events';
 import { canonicalJson, signProvenance, signV2 } from '@engram/integrity';
 import { contentKey } from './content-key.ts';
 import { deprecateInSession, type DeprecationRequest } from './deprecate.ts';
+import { dedupLockOrder, type DedupKey } from './lock-order.ts';
 import type { Draft, PersistResult, ProvenanceRecord } from './memory.ts';
 import type { MemoryRepository, WriteSession } from './ports.ts';
 
@@ -39,15 +40,30 @@ export async function persistMemories(
       return { results: [only.result(only.insert.id, false)], deprecatedIds: [] };
     }
   }
+  // Rows are inserted in deduplication-key order (one lock order for every writer: no deadlock between
+  // batches of overlapping content); the answer keeps the caller's order.
+  const order = dedupLockOrder(prepared.map(({ insert: i }) => dedupKey(i.projectId, i.draft, i.key)));
   return deps.repo.transaction(async (session) => {
-    const results: PersistResult[] = [];
-    for (const p of prepared) results.push(await persistOne(session, principal, p));
+    const stored = new Map<number, PersistResult>();
+    for (const i of order) stored.set(i, await persistOne(session, principal, prepared[i]!));
+    const results = prepared.map((_, i) => stored.get(i)!);
     const deprecatedIds: string[] = [];
     for (const d of deprecations) {
       deprecatedIds.push((await deprecateInSession(session, principal, d.agent_id, d, 'persist')).id);
     }
     return { results, deprecatedIds };
   });
+}
+
+function dedupKey(projectId: string, d: Draft, contentKey: string): DedupKey {
+  return {
+    projectId,
+    namespace: d.namespace,
+    agentId: d.agent_id,
+    scope: d.scope,
+    memoryType: d.memory_type,
+    contentKey,
+  };
 }
 
 interface Prepared {

@@ -1,6 +1,7 @@
 import type { Reader } from '@engram/auth';
 import type { NewAuditEvent } from '@engram/events';
 import type { Draft, StoredMemory } from './memory.ts';
+import type { PositionedMemory, TimelinePosition } from './timeline.ts';
 
 /** A unit of work: everything written through it commits or rolls back together. */
 export interface WriteSession {
@@ -72,8 +73,25 @@ export interface MemoryRepository {
   insertAlone(...args: Parameters<WriteSession['insert']>): Promise<boolean>;
   /** A memory the reader may see, or undefined (invisible and missing look the same). */
   findVisible(reader: Reader, id: string): Promise<StoredMemory | undefined>;
-  sessionTimeline(reader: Reader, namespace: string | undefined, sessionId: string): Promise<StoredMemory[]>;
-  entityMemories(reader: Reader, namespace: string | undefined, entityId: string): Promise<StoredMemory[]>;
+  /**
+   * Live episodic memories of a session the reader may see, after `after` in timeline order
+   * (sequence_number, missing ones last, then created_at, then id), at most `limit`.
+   */
+  sessionTimeline(
+    reader: Reader,
+    namespace: string | undefined,
+    sessionId: string,
+    after: TimelinePosition | undefined,
+    limit: number,
+  ): Promise<PositionedMemory[]>;
+  /** Live semantic memories of an entity the reader may see, after `after` by (created_at, id), at most `limit`. */
+  entityMemories(
+    reader: Reader,
+    namespace: string | undefined,
+    entityId: string,
+    after: TimelinePosition | undefined,
+    limit: number,
+  ): Promise<PositionedMemory[]>;
   /** The next page of an export: visible rows with id > afterId, by id. */
   exportPage(
     reader: Reader,

@@ -2,11 +2,12 @@ import { contentRank, isPrivileged, principalRank, readerOf, type Principal } fr
 import {
   ConflictError,
   InvalidArgumentError,
+  isUuid,
   NotFoundError,
   PermissionDeniedError,
   type FieldViolation,
 } from '@engram/errors';
-import { signV2, verifyMemory } from '@engram/integrity';
+import { signV2, verifyMemory, type IntegrityStatus } from '@engram/integrity';
 import {
   ID_MAX_LENGTH,
   isScope,
@@ -31,10 +32,13 @@ export interface RelabelRequest {
 export interface RelabelDeps {
   readonly repo: MemoryRepository;
   readonly integrityKey: string;
-  readonly requireSigned: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What the relabel transaction decided: the memory afterwards, or a refusal to record outside it. */
+type RelabelOutcome =
+  | { readonly memory: StoredMemory }
+  | { readonly refused: Exclude<IntegrityStatus, 'valid'>; readonly author: string };
+
 const SCOPE_RANK: Record<Scope, number> = { 'agent-private': 0, 'agent-shared': 1, global: 2 };
 
 function validate(req: RelabelRequest): FieldViolation[] {
@@ -95,8 +99,14 @@ function checkOwnerNarrowing(m: StoredMemory, t: { scope: Scope; trust: TrustLev
  * PATCH /memories/{id}: relabels scope, trust_level and shared_with in one transaction, re-signs the
  * memory (v2) and records SCOPE_CHANGED / TRUST_CHANGED with the old and new values. The content
  * ceiling holds as on writes: untrusted or unknown content never becomes global, and a trust label
- * never exceeds the principal's. A row that fails verification is never re-signed (that would
- * launder a direct edit). Provenance is not touched.
+ * never exceeds the principal's. Provenance is not touched.
+ *
+ * The current row is verified first, whatever INTEGRITY_READ_MODE and INTEGRITY_REQUIRE_SIGNED say:
+ * only a row whose signature verifies is re-signed. A tampered row, or an unsigned one (readable as
+ * `unsigned` without INTEGRITY_REQUIRE_SIGNED, but nobody vouched for its content), is refused with
+ * 409 INTEGRITY_FAILED and the refusal is recorded as INTEGRITY_FAILED (route relabel); re-signing
+ * either would bless content nobody signed. backfill-integrity is the one tool that signs unsigned
+ * rows, deliberately.
  */
 export async function relabelMemory(
   deps: RelabelDeps,
@@ -106,10 +116,10 @@ export async function relabelMemory(
 ): Promise<StoredMemory> {
   const violations = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
-  if (!UUID.test(req.memory_id)) throw new NotFoundError('memory not found');
+  if (!isUuid(req.memory_id)) throw new NotFoundError('memory not found');
   const id = req.memory_id.toLowerCase();
   const reader = readerOf(principal, agentId);
-  return deps.repo.transaction(async (s) => {
+  const outcome = await deps.repo.transaction(async (s): Promise<RelabelOutcome> => {
     const m = await s.lockVisible(reader, id);
     if (!m) throw new NotFoundError('memory not found');
     const privileged = isPrivileged(principal);
@@ -118,8 +128,12 @@ export async function relabelMemory(
         'only the author or a privileged key may relabel this memory',
         'SCOPE_FORBIDDEN',
       );
+    // Before anything else, the no-op answer included: that answer shows the row.
+    const status = verifyMemory(deps.integrityKey, m.integrity_hash, m);
+    if (status !== 'valid') return { refused: status, author: m.agent_id };
     const t = targetLabel(m, req);
-    if (t.scope === m.scope && t.trust === m.trust_level && sameSet(t.shared, m.shared_with)) return m;
+    if (t.scope === m.scope && t.trust === m.trust_level && sameSet(t.shared, m.shared_with))
+      return { memory: m };
     if (!privileged) checkOwnerNarrowing(m, t);
     if (t.trust !== m.trust_level && contentRank(t.trust) > principalRank(principal.trust))
       throw new PermissionDeniedError(
@@ -128,13 +142,6 @@ export async function relabelMemory(
       );
     if (t.scope === 'global' && contentRank(t.trust) === 0)
       throw new PermissionDeniedError('untrusted or unknown content can never be global', 'SCOPE_FORBIDDEN');
-    const status = verifyMemory(deps.integrityKey, m.integrity_hash, m);
-    if (status === 'invalid' || (status === 'unsigned' && deps.requireSigned))
-      throw new ConflictError(
-        'this memory fails integrity verification and cannot be relabelled',
-        'INTEGRITY_FAILED',
-        'FAILED_PRECONDITION',
-      );
     const label: Relabel = {
       scope: t.scope,
       trust_level: t.trust,
@@ -163,8 +170,30 @@ export async function relabelMemory(
         details: { old_trust_level: m.trust_level, new_trust_level: t.trust, author_agent_id: m.agent_id },
       });
     }
-    return after;
+    return { memory: after };
   });
+  if ('memory' in outcome) return outcome.memory;
+  // Recorded on its own: the refusal is the audit trail of someone trying to relabel such a row.
+  await deps.repo.recordEvent({
+    eventType: 'INTEGRITY_FAILED',
+    projectId: principal.projectId,
+    agentId,
+    memoryId: id,
+    apiKeyId: principal.keyId,
+    details: {
+      route: 'relabel',
+      status: outcome.refused,
+      action: 'refused',
+      author_agent_id: outcome.author,
+    },
+  });
+  throw new ConflictError(
+    outcome.refused === 'unsigned'
+      ? 'this memory is unsigned and cannot be relabelled: sign it with backfill-integrity first'
+      : 'this memory fails integrity verification and cannot be relabelled',
+    'INTEGRITY_FAILED',
+    'FAILED_PRECONDITION',
+  );
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

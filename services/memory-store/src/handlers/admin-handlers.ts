@@ -10,6 +10,8 @@ function toProtoKey(k: ApiKeyRecord): ApiKey {
     name: k.name,
     trust_level: k.trust_level,
     bound_agent_id: k.bound_agent_id ?? undefined,
+    agent_ids: [...k.agent_ids],
+    any_agent: k.any_agent,
     expires_at: k.expires_at?.toISOString(),
     revoked_at: k.revoked_at?.toISOString(),
     created_at: k.created_at.toISOString(),

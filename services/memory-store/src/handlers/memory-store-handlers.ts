@@ -1,5 +1,5 @@
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
-import { InvalidArgumentError, NotFoundError } from '@engram/errors';
+import { InvalidArgumentError, isUuid, NotFoundError, type FieldViolation } from '@engram/errors';
 import type { HandlersOf } from '@engram/grpc-kit';
 import { toProtoMemory, type VerifiedReader } from '@engram/memories';
 import type { MemoryStoreServiceService } from '@engram/proto/engram/memory/v1/memory_store';
@@ -14,18 +14,20 @@ import { deprecateInSession } from '../domain/deprecate.ts';
 import { exportMemories } from '../domain/export-memories.ts';
 import type { MemoryRepository } from '../domain/ports.ts';
 import { relabelMemory } from '../domain/relabel.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { timelinePage, timelinePaging } from '../domain/timeline.ts';
 
 export interface MemoryStoreHandlerDeps {
   readonly repo: MemoryRepository;
   readonly reader: VerifiedReader;
   readonly integrityKey: string;
-  readonly requireSigned: boolean;
+}
+
+function idViolations(fields: [string, string, number][]): FieldViolation[] {
+  return fields.filter(([, v]) => v !== '').flatMap(([f, v, max]) => validateId(f, v, max));
 }
 
 function checkIds(fields: [string, string, number][]): void {
-  const violations = fields.filter(([, v]) => v !== '').flatMap(([f, v, max]) => validateId(f, v, max));
+  const violations = idViolations(fields);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
 }
 
@@ -44,7 +46,7 @@ export function memoryStoreHandlers(
       checkIds([['agent_id', req.agent_id, ID_MAX_LENGTH]]);
       const agent = actingAgent(principal, req.agent_id);
       // A malformed id cannot name a memory: the same 404 as an invisible or missing one.
-      if (!UUID.test(req.id)) throw new NotFoundError('memory not found');
+      if (!isUuid(req.id)) throw new NotFoundError('memory not found');
       const row = await deps.repo.findVisible(readerOf(principal, agent), req.id.toLowerCase());
       const [kept] = row ? await deps.reader.screen([row], ctxOf(principal, agent, 'get')) : [];
       if (!kept) throw new NotFoundError('memory not found');
@@ -96,35 +98,47 @@ export function memoryStoreHandlers(
     },
 
     async getSessionTimeline(req, { principal }) {
-      checkIds([
-        ['session_id', req.session_id, SESSION_ID_MAX_LENGTH],
-        ['agent_id', req.agent_id, ID_MAX_LENGTH],
-        ['namespace', req.namespace, ID_MAX_LENGTH],
-      ]);
-      const agent = actingAgent(principal, req.agent_id);
-      const rows = await deps.repo.sessionTimeline(
-        readerOf(principal, agent),
-        req.namespace || undefined,
-        req.session_id,
+      // The ids, page_size and cursor: every bad one named in one 400.
+      const paging = timelinePaging(
+        req,
+        idViolations([
+          ['session_id', req.session_id, SESSION_ID_MAX_LENGTH],
+          ['agent_id', req.agent_id, ID_MAX_LENGTH],
+          ['namespace', req.namespace, ID_MAX_LENGTH],
+        ]),
       );
-      const kept = await deps.reader.screen(rows, ctxOf(principal, agent, 'session_timeline'));
-      return { memories: kept.map(toProtoMemory), next_cursor: '' };
+      const agent = actingAgent(principal, req.agent_id);
+      const reader = readerOf(principal, agent);
+      const page = await timelinePage(
+        (after, limit) =>
+          deps.repo.sessionTimeline(reader, req.namespace || undefined, req.session_id, after, limit),
+        (rows) => deps.reader.screen(rows, ctxOf(principal, agent, 'session_timeline')),
+        paging.after,
+        paging.pageSize,
+      );
+      return { memories: page.memories.map(toProtoMemory), next_cursor: page.nextCursor };
     },
 
     async getEntityMemories(req, { principal }) {
-      checkIds([
-        ['entity_id', req.entity_id, ENTITY_ID_MAX_LENGTH],
-        ['agent_id', req.agent_id, ID_MAX_LENGTH],
-        ['namespace', req.namespace, ID_MAX_LENGTH],
-      ]);
-      const agent = actingAgent(principal, req.agent_id);
-      const rows = await deps.repo.entityMemories(
-        readerOf(principal, agent),
-        req.namespace || undefined,
-        req.entity_id,
+      // The ids, page_size and cursor: every bad one named in one 400.
+      const paging = timelinePaging(
+        req,
+        idViolations([
+          ['entity_id', req.entity_id, ENTITY_ID_MAX_LENGTH],
+          ['agent_id', req.agent_id, ID_MAX_LENGTH],
+          ['namespace', req.namespace, ID_MAX_LENGTH],
+        ]),
       );
-      const kept = await deps.reader.screen(rows, ctxOf(principal, agent, 'entity'));
-      return { memories: kept.map(toProtoMemory), next_cursor: '' };
+      const agent = actingAgent(principal, req.agent_id);
+      const reader = readerOf(principal, agent);
+      const page = await timelinePage(
+        (after, limit) =>
+          deps.repo.entityMemories(reader, req.namespace || undefined, req.entity_id, after, limit),
+        (rows) => deps.reader.screen(rows, ctxOf(principal, agent, 'entity')),
+        paging.after,
+        paging.pageSize,
+      );
+      return { memories: page.memories.map(toProtoMemory), next_cursor: page.nextCursor };
     },
   };
 }

@@ -6,11 +6,26 @@ import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
 import { ConflictError } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
 import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
+import type { PositionedMemory, TimelinePosition } from '../domain/timeline.ts';
 import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+import { METRICS, type EngramMetrics } from '@engram/telemetry';
+import { retryWriteConflicts, type WriteRetryOptions } from './write-retry.ts';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
 
 type InsertInput = Parameters<WriteSession['insert']>[0];
+
+/** created_at as exact text (UTC, microseconds): a timeline cursor must not lose precision. */
+const POSITION_AT_SQL = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+type PositionedRow = MemoryRow & { position_seq: string | null; position_at: string };
+
+function positioned(rows: readonly PositionedRow[]): PositionedMemory[] {
+  return rows.map((row) => ({
+    memory: memoryFromRow(row),
+    position: { seq: row.position_seq, at: row.position_at, id: row.id },
+  }));
+}
 
 /**
  * Inserts a memory, its provenance row and its MEMORY_CREATED event in ONE statement (data-modifying
@@ -173,21 +188,34 @@ class KnexWriteSession implements WriteSession {
   }
 }
 
-/** Memories on knex: writes on the primary, reads on the read connection. */
+/**
+ * Memories on knex: writes on the primary, reads on the read connection. A write transaction that
+ * PostgreSQL aborts for a deadlock or a serialization failure runs again (retryWriteConflicts; each
+ * retry counted in engram_db_write_retries_total), so `work` must touch only the database.
+ */
 export class KnexMemoryRepository implements MemoryRepository {
+  private readonly retry: WriteRetryOptions;
+
   constructor(
     private readonly db: Database,
     private readonly onCommit: () => void = () => {},
-  ) {}
+    metrics?: EngramMetrics,
+  ) {
+    const retries = metrics?.counter(METRICS.dbWriteRetries);
+    this.retry = { onRetry: (conflict) => retries?.inc({ conflict }) };
+  }
 
   async transaction<T>(work: (s: WriteSession) => Promise<T>): Promise<T> {
-    const out = await this.db.knex.transaction((trx) => work(new KnexWriteSession(trx)));
+    const out = await retryWriteConflicts(
+      () => this.db.knex.transaction((trx) => work(new KnexWriteSession(trx))),
+      this.retry,
+    );
     this.onCommit();
     return out;
   }
 
   async insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
-    const inserted = await insertMemory(this.db.knex, input, created);
+    const inserted = await retryWriteConflicts(() => insertMemory(this.db.knex, input, created), this.retry);
     if (inserted) this.onCommit();
     return inserted;
   }
@@ -204,32 +232,50 @@ export class KnexMemoryRepository implements MemoryRepository {
     reader: Reader,
     namespace: string | undefined,
     sessionId: string,
-  ): Promise<StoredMemory[]> {
-    const qb = this.db
-      .read('memories')
+    after: TimelinePosition | undefined,
+    limit: number,
+  ): Promise<PositionedMemory[]> {
+    const r = this.db.read;
+    const qb = r('memories')
       .select(MEMORY_COLUMNS)
+      .select(r.raw(`sequence_number::text as position_seq, ${POSITION_AT_SQL} as position_at`))
       .where({ session_id: sessionId, memory_type: 'episodic', is_deprecated: false })
       .orderByRaw('sequence_number asc nulls last, created_at asc, id asc')
-      .limit(1000);
+      .limit(limit);
     if (namespace) void qb.where('namespace', namespace);
-    const rows = (await whereVisible(qb, reader)) as MemoryRow[];
-    return rows.map(memoryFromRow);
+    if (after?.seq === null) {
+      // Past the numbered rows: only unnumbered ones remain, by (created_at, id).
+      void qb.whereRaw('sequence_number is null and (created_at, id) > (?::timestamptz, ?::uuid)', [
+        after.at,
+        after.id,
+      ]);
+    } else if (after) {
+      void qb.whereRaw(
+        `(sequence_number > ?::bigint or sequence_number is null
+          or (sequence_number = ?::bigint and (created_at, id) > (?::timestamptz, ?::uuid)))`,
+        [after.seq, after.seq, after.at, after.id],
+      );
+    }
+    return positioned((await whereVisible(qb, reader)) as PositionedRow[]);
   }
 
   async entityMemories(
     reader: Reader,
     namespace: string | undefined,
     entityId: string,
-  ): Promise<StoredMemory[]> {
-    const qb = this.db
-      .read('memories')
+    after: TimelinePosition | undefined,
+    limit: number,
+  ): Promise<PositionedMemory[]> {
+    const r = this.db.read;
+    const qb = r('memories')
       .select(MEMORY_COLUMNS)
+      .select(r.raw(`null::text as position_seq, ${POSITION_AT_SQL} as position_at`))
       .where({ entity_id: entityId, memory_type: 'semantic', is_deprecated: false })
       .orderBy([{ column: 'created_at', order: 'asc' }, 'id'])
-      .limit(1000);
+      .limit(limit);
     if (namespace) void qb.where('namespace', namespace);
-    const rows = (await whereVisible(qb, reader)) as MemoryRow[];
-    return rows.map(memoryFromRow);
+    if (after) void qb.whereRaw('(created_at, id) > (?::timestamptz, ?::uuid)', [after.at, after.id]);
+    return positioned((await whereVisible(qb, reader)) as PositionedRow[]);
   }
 
   async exportPage(

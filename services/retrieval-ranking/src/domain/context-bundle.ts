@@ -15,7 +15,10 @@ export interface ContextBundle {
   readonly agentId: string;
   readonly items: (RankedMemory & { tokens: number })[];
   readonly tokensUsed: number;
-  /** Every item was verified and found valid (false when verification is off or an item is unsigned or flagged). */
+  /**
+   * Every item carries a signature that verifies (false when verification is off, or an item is
+   * unsigned, whatever its hash column holds, or flagged).
+   */
   readonly allVerified: boolean;
 }
 
@@ -73,12 +76,11 @@ export async function loadContext(
     used += tokens;
     items.push({ ...m, tokens });
   }
-  const verified = (m: RankedMemory) =>
-    m.integrity_status !== undefined ? m.integrity_status === 'valid' : m.integrity_hash !== null;
   return {
     agentId,
     items,
     tokensUsed: used,
-    allVerified: deps.reader.mode !== 'off' && items.every(verified),
+    // Each item's signature checked again here: an empty or missing hash is unsigned, not verified.
+    allVerified: deps.reader.mode !== 'off' && items.every((m) => deps.reader.verifies(m)),
   };
 }

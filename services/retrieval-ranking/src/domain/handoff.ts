@@ -1,5 +1,5 @@
-import type { Principal } from '@engram/auth';
-import { InvalidArgumentError, PermissionDeniedError, type FieldViolation } from '@engram/errors';
+import { handoffAgents, type Principal } from '@engram/auth';
+import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { HandoffRequest } from '@engram/proto/engram/retrieval/v1/retrieval';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { hybridSearch } from './hybrid-search.ts';
@@ -35,9 +35,9 @@ function validate(req: HandoffRequest): FieldViolation[] {
 /**
  * Handoff: the source agent's memories most relevant to the task context (hybrid ranking), limited
  * to what the TARGET agent may read (visibility computed for the target inside the SQL: global,
- * authored by the target, or shared with it), verified on read. A bound key must be the source or
- * the target (else AGENT_MISMATCH); the target's visibility never widens to the caller's, even for
- * a privileged key.
+ * authored by the target, or shared with it), verified on read. The key must be able to act as the
+ * source or the target (handoffAgents; else AGENT_MISMATCH); the target's visibility never widens
+ * to the caller's, even for a privileged key.
  */
 export async function handoffMemories(
   deps: QueryDeps,
@@ -46,13 +46,9 @@ export async function handoffMemories(
 ): Promise<RankedMemory[]> {
   const violations = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
+  // The key must be able to act as the source or the target (403 AGENT_MISMATCH otherwise).
+  handoffAgents(principal, req.source_agent_id, req.target_agent_id);
   const bound = principal.boundAgentId;
-  if (bound !== undefined && bound !== req.source_agent_id && bound !== req.target_agent_id) {
-    throw new PermissionDeniedError(
-      'the agent this API key is bound to is neither the source nor the target of the handoff',
-      'AGENT_MISMATCH',
-    );
-  }
   const vector = await embedQuery(deps, req.task_context);
   if (!vector) return [];
   return hybridSearch(

@@ -4,7 +4,10 @@ import type { ScoredMemory } from './search.ts';
 export interface PlaybookCandidate extends ScoredMemory {
   /** (helpful - harmful) / (helpful + harmful + 1) over all votes. */
   readonly effectiveness: number;
-  /** Helpful / harmful votes cast by completed runs of the requested task type (0 without one). */
+  /**
+   * Agents whose latest completed run of the requested task type that used the memory succeeded /
+   * failed (each agent counts once; 0 without a task type).
+   */
   readonly taskHelpful: number;
   readonly taskHarmful: number;
 }
@@ -17,9 +20,10 @@ const to01 = (x: number) => (x + 1) / 2;
  * The playbook order. A playbook is what worked, so effectiveness weighs as much as similarity:
  *   playbook:        0.5 * similarity + 0.5 * effectiveness01
  *   agent playbook:  0.4 * similarity + 0.3 * effectiveness01 + 0.3 * task01
- * where x01 = (x + 1) / 2 and task = (task helpful - task harmful) / (task votes + 1) over votes cast
- * by completed runs of the task type (so memories that helped successful runs of that task rise,
- * and ones that failed it sink). Unvoted memories sit at the neutral 0.5. Ties: more similar first.
+ * where x01 = (x + 1) / 2 and task = (task helpful - task harmful) / (task votes + 1) over the agents
+ * whose completed runs of the task type used the memory, each by its latest such run (so memories
+ * that helped successful runs of that task rise, and ones that failed it sink; one agent's many runs
+ * count once). Unvoted memories sit at the neutral 0.5. Ties: more similar first.
  */
 export function rankPlaybook(candidates: readonly PlaybookCandidate[], byTask: boolean): RankedEntry[] {
   return candidates

@@ -31,11 +31,17 @@ export interface QueryDeps {
   readonly now?: (() => Date) | undefined;
 }
 
-/** Violations of a query text: required, at most QUERY_MAX_LENGTH characters. */
+/**
+ * Violations of a query text: required, at most QUERY_MAX_LENGTH characters, no NUL (the lexical
+ * search hands the text to PostgreSQL, whose text type cannot hold one).
+ */
 export function validateQueryText(field: string, text: string): FieldViolation[] {
   if (text.trim() === '') return [{ field, description: 'is required', reason: 'REQUIRED' }];
   if ([...text].length > QUERY_MAX_LENGTH) {
     return [{ field, description: `at most ${QUERY_MAX_LENGTH} characters`, reason: 'TOO_LONG' }];
+  }
+  if (text.includes('\u0000')) {
+    return [{ field, description: 'must not contain NUL characters', reason: 'CONTROL_CHARACTER' }];
   }
   return [];
 }

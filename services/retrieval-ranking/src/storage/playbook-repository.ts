@@ -6,11 +6,18 @@ import { EFFECTIVENESS_SQL, MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from
 import type { PlaybookQuery, PlaybookRepository } from '../domain/playbook.ts';
 import type { PlaybookCandidate } from '../domain/playbook-ranking.ts';
 
-/** Votes cast by completed runs of a task type (run votes carry task_id = run_id, voter = the run's agent). */
-const TASK_VOTES = (vote: 'helpful' | 'harmful') => `(select count(*) from memory_votes tv
-  join runs r on r.project_id = tv.project_id and r.run_id = tv.task_id and r.agent_id = tv.voter_agent_id
-  where tv.project_id = memories.project_id and tv.memory_id = memories.id and tv.vote = '${vote}'
-    and r.status = 'completed' and r.task_type = ?)`;
+/**
+ * The task-type record of a memory: of the agents whose completed runs of the task type used it, how
+ * many last succeeded (helpful) or failed (harmful) with it. Each agent counts once, by its latest
+ * such run, like a ballot (docs/decisions.md): one agent starting and completing many runs moves the
+ * record by one.
+ */
+const TASK_VOTES = (vote: 'helpful' | 'harmful') => `(select count(*) from (
+    select distinct on (r.agent_id) r.success from runs r
+     where r.project_id = memories.project_id and r.status = 'completed' and r.task_type = ?
+       and memories.id = any(r.memory_ids_used)
+     order by r.agent_id, r.completed_at desc, r.run_id desc) latest
+  where latest.success = ${vote === 'helpful' ? 'true' : 'false'})`;
 
 /**
  * Playbook candidates on pgvector: visibility, namespace, types and min_effectiveness in the WHERE

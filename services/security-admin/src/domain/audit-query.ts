@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
+import { InvalidArgumentError, parseTimestamp, type FieldViolation } from '@engram/errors';
 import { AUDIT_EVENT_TYPE_PATTERN } from '@engram/events';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { decodeCursor, type Position } from './cursor.ts';
@@ -15,15 +15,10 @@ export interface AuditRequest {
   readonly limit?: number | undefined;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
+/** An RFC 3339 bound, checked against the calendar and handed to SQL in one UTC form. */
 function timestamp(field: string, v: string | undefined, out: FieldViolation[]): string | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!RFC3339.test(v) || Number.isNaN(Date.parse(v))) {
-    out.push({ field, description: 'must be an RFC 3339 timestamp', reason: 'INVALID_VALUE' });
-    return undefined;
-  }
-  return v;
+  return parseTimestamp(field, v, out)?.toISOString();
 }
 
 const present = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);

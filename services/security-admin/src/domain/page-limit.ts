@@ -1,17 +1,14 @@
-import type { FieldViolation } from '@engram/errors';
+import { parseLimit, type FieldViolation } from '@engram/errors';
 
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 200;
 
-/** limit: default 50, between 1 and 200. */
+/** limit: default 50, an integer from 1 to 200. */
 export function pageLimit(limit: number | undefined, violations: FieldViolation[]): number {
-  if (limit === undefined) return PAGE_LIMIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT_MAX) {
-    violations.push({
-      field: 'limit',
-      description: `must be between 1 and ${PAGE_LIMIT_MAX}`,
-      reason: 'INVALID_VALUE',
-    });
-  }
-  return limit;
+  return parseLimit(
+    'limit',
+    limit,
+    { min: 1, max: PAGE_LIMIT_MAX, fallback: PAGE_LIMIT_DEFAULT },
+    violations,
+  );
 }

@@ -1,12 +1,11 @@
 import type { Principal } from '@engram/auth';
 import type { EngramConfig } from '@engram/config';
-import { NotFoundError } from '@engram/errors';
+import { InvalidArgumentError, isUuid, NotFoundError } from '@engram/errors';
 import type { HandlersOf } from '@engram/grpc-kit';
 import { formatOf } from '@engram/integrity';
 import { toProtoMemory, type VerifiedReader } from '@engram/memories';
 import type { SecurityAdminServiceService } from '@engram/proto/engram/security/v1/security';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
-import { InvalidArgumentError } from '@engram/errors';
 import type { GrpcScanClient } from '../clients/scan-client.ts';
 import { auditQuery } from '../domain/audit-query.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
@@ -21,8 +20,6 @@ export interface SecurityAdminDeps {
   readonly config: EngramConfig;
   readonly scanner: GrpcScanClient;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** /security/*: privileged or system principals only, every route checks it first. */
 export function securityAdminHandlers(
@@ -82,7 +79,8 @@ export function securityAdminHandlers(
 
     async verify(req, { principal }) {
       requireSecurityAdmin(principal);
-      if (!UUID.test(req.memory_id)) throw new NotFoundError('memory not found');
+      // A malformed id cannot name a memory: the same 404 as a missing one (docs/decisions.md).
+      if (!isUuid(req.memory_id)) throw new NotFoundError('memory not found');
       const m = await deps.repo.memory(principal.projectId, req.memory_id.toLowerCase());
       if (!m) throw new NotFoundError('memory not found');
       const [checked] = deps.reader.annotate([m]);

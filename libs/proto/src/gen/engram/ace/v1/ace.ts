@@ -131,12 +131,16 @@ export interface Feature {
   failure_reason?: string | undefined;
   verified_by?: string | undefined;
   updated_at: string;
+  /** The owning agent: only a key that may act as it (or a privileged key) reads or changes it. */
+  agent_id: string;
 }
 
 export interface CreateFeatureRequest {
   feature_id: string;
   description: string;
   test_steps: string[];
+  /** The owning agent; defaults to the acting agent of the key. */
+  agent_id: string;
 }
 
 export interface GetFeatureRequest {
@@ -234,6 +238,11 @@ export interface ConsolidationMerge {
 export interface ConsolidateResponse {
   dry_run: boolean;
   merges: ConsolidationMerge[];
+  /**
+   * Memories of similar pairs that took no part because their signature does not verify (edited
+   * in the database, or unsigned): never kept, never deprecated. Sorted.
+   */
+  unverified_ids: string[];
 }
 
 function createBaseVoteRequest(): VoteRequest {
@@ -1494,6 +1503,7 @@ function createBaseFeature(): Feature {
     failure_reason: undefined,
     verified_by: undefined,
     updated_at: "",
+    agent_id: "",
   };
 }
 
@@ -1519,6 +1529,9 @@ export const Feature: MessageFns<Feature> = {
     }
     if (message.updated_at !== "") {
       writer.uint32(58).string(message.updated_at);
+    }
+    if (message.agent_id !== "") {
+      writer.uint32(66).string(message.agent_id);
     }
     return writer;
   },
@@ -1592,6 +1605,14 @@ export const Feature: MessageFns<Feature> = {
             message.updated_at = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.agent_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1616,12 +1637,13 @@ export const Feature: MessageFns<Feature> = {
     message.failure_reason = object.failure_reason ?? undefined;
     message.verified_by = object.verified_by ?? undefined;
     message.updated_at = object.updated_at ?? "";
+    message.agent_id = object.agent_id ?? "";
     return message;
   },
 };
 
 function createBaseCreateFeatureRequest(): CreateFeatureRequest {
-  return { feature_id: "", description: "", test_steps: [] };
+  return { feature_id: "", description: "", test_steps: [], agent_id: "" };
 }
 
 export const CreateFeatureRequest: MessageFns<CreateFeatureRequest> = {
@@ -1634,6 +1656,9 @@ export const CreateFeatureRequest: MessageFns<CreateFeatureRequest> = {
     }
     for (const v of message.test_steps) {
       writer.uint32(26).string(v!);
+    }
+    if (message.agent_id !== "") {
+      writer.uint32(34).string(message.agent_id);
     }
     return writer;
   },
@@ -1675,6 +1700,14 @@ export const CreateFeatureRequest: MessageFns<CreateFeatureRequest> = {
             message.test_steps.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.agent_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1695,6 +1728,7 @@ export const CreateFeatureRequest: MessageFns<CreateFeatureRequest> = {
     message.feature_id = object.feature_id ?? "";
     message.description = object.description ?? "";
     message.test_steps = object.test_steps?.map((e) => e) || [];
+    message.agent_id = object.agent_id ?? "";
     return message;
   },
 };
@@ -2878,7 +2912,7 @@ export const ConsolidationMerge: MessageFns<ConsolidationMerge> = {
 };
 
 function createBaseConsolidateResponse(): ConsolidateResponse {
-  return { dry_run: false, merges: [] };
+  return { dry_run: false, merges: [], unverified_ids: [] };
 }
 
 export const ConsolidateResponse: MessageFns<ConsolidateResponse> = {
@@ -2888,6 +2922,9 @@ export const ConsolidateResponse: MessageFns<ConsolidateResponse> = {
     }
     for (const v of message.merges) {
       ConsolidationMerge.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.unverified_ids) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -2921,6 +2958,14 @@ export const ConsolidateResponse: MessageFns<ConsolidateResponse> = {
             message.merges.push(ConsolidationMerge.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.unverified_ids.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2940,6 +2985,7 @@ export const ConsolidateResponse: MessageFns<ConsolidateResponse> = {
     const message = createBaseConsolidateResponse();
     message.dry_run = object.dry_run ?? false;
     message.merges = object.merges?.map((e) => ConsolidationMerge.fromPartial(e)) || [];
+    message.unverified_ids = object.unverified_ids?.map((e) => e) || [];
     return message;
   },
 };

@@ -42,19 +42,37 @@ export interface ApiKey {
   created_at: string;
   /** The first characters of the key, to recognise it. */
   prefix: string;
+  /** An unbound internal key: the agents it may act for. */
+  agent_ids: string[];
+  /** An unbound internal key created to act for any agent of its project. */
+  any_agent: boolean;
 }
 
+/**
+ * Whom the key acts for: an untrusted key must be bound (bound_agent_id); an internal key is bound,
+ * or lists its agents (agent_ids), or says any_agent; privileged and system keys act for any agent
+ * unless bound. Anything else is refused (400).
+ */
 export interface CreateKeyRequest {
   project_id: string;
   name: string;
   trust_level: string;
   bound_agent_id?: string | undefined;
-  expires_at?: string | undefined;
+  expires_at?:
+    | string
+    | undefined;
+  /** An unbound internal key acts only for these agents (at most 100). */
+  agent_ids: string[];
+  /** An unbound internal key acts for any agent of its project: an explicit choice. */
+  any_agent: boolean;
 }
 
 export interface CreateKeyResponse {
   key_id: string;
-  /** The raw key. Shown once; only its hash is stored. */
+  /**
+   * The raw key. Shown once; only its hash is stored. debug_redact: an answer carrying it is never
+   * kept for an Idempotency-Key.
+   */
   api_key: string;
   key: ApiKey | undefined;
 }
@@ -231,6 +249,8 @@ function createBaseApiKey(): ApiKey {
     revoked_at: undefined,
     created_at: "",
     prefix: "",
+    agent_ids: [],
+    any_agent: false,
   };
 }
 
@@ -262,6 +282,12 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.prefix !== "") {
       writer.uint32(74).string(message.prefix);
+    }
+    for (const v of message.agent_ids) {
+      writer.uint32(82).string(v!);
+    }
+    if (message.any_agent !== false) {
+      writer.uint32(88).bool(message.any_agent);
     }
     return writer;
   },
@@ -351,6 +377,22 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.prefix = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.agent_ids.push(reader.string());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.any_agent = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -377,12 +419,22 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.revoked_at = object.revoked_at ?? undefined;
     message.created_at = object.created_at ?? "";
     message.prefix = object.prefix ?? "";
+    message.agent_ids = object.agent_ids?.map((e) => e) || [];
+    message.any_agent = object.any_agent ?? false;
     return message;
   },
 };
 
 function createBaseCreateKeyRequest(): CreateKeyRequest {
-  return { project_id: "", name: "", trust_level: "", bound_agent_id: undefined, expires_at: undefined };
+  return {
+    project_id: "",
+    name: "",
+    trust_level: "",
+    bound_agent_id: undefined,
+    expires_at: undefined,
+    agent_ids: [],
+    any_agent: false,
+  };
 }
 
 export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
@@ -401,6 +453,12 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     }
     if (message.expires_at !== undefined) {
       writer.uint32(42).string(message.expires_at);
+    }
+    for (const v of message.agent_ids) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.any_agent !== false) {
+      writer.uint32(56).bool(message.any_agent);
     }
     return writer;
   },
@@ -458,6 +516,22 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
             message.expires_at = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.agent_ids.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.any_agent = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -480,6 +554,8 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     message.trust_level = object.trust_level ?? "";
     message.bound_agent_id = object.bound_agent_id ?? undefined;
     message.expires_at = object.expires_at ?? undefined;
+    message.agent_ids = object.agent_ids?.map((e) => e) || [];
+    message.any_agent = object.any_agent ?? false;
     return message;
   },
 };

@@ -67,12 +67,24 @@ export interface GetSessionTimelineRequest {
   session_id: string;
   agent_id: string;
   namespace: string;
+  /** At most this many memories per page: 1 to 200, default 100. */
+  page_size?:
+    | number
+    | undefined;
+  /** The next_cursor of the previous page; empty for the first page. */
+  cursor: string;
 }
 
 export interface GetEntityMemoriesRequest {
   entity_id: string;
   agent_id: string;
   namespace: string;
+  /** At most this many memories per page: 1 to 200, default 100. */
+  page_size?:
+    | number
+    | undefined;
+  /** The next_cursor of the previous page; empty for the first page. */
+  cursor: string;
 }
 
 /** One memory ready to be stored: already screened and decided by ingest-security. */
@@ -647,7 +659,7 @@ export const ExportMemoriesRequest: MessageFns<ExportMemoriesRequest> = {
 };
 
 function createBaseGetSessionTimelineRequest(): GetSessionTimelineRequest {
-  return { session_id: "", agent_id: "", namespace: "" };
+  return { session_id: "", agent_id: "", namespace: "", page_size: undefined, cursor: "" };
 }
 
 export const GetSessionTimelineRequest: MessageFns<GetSessionTimelineRequest> = {
@@ -660,6 +672,12 @@ export const GetSessionTimelineRequest: MessageFns<GetSessionTimelineRequest> = 
     }
     if (message.namespace !== "") {
       writer.uint32(26).string(message.namespace);
+    }
+    if (message.page_size !== undefined) {
+      writer.uint32(32).int32(message.page_size);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(42).string(message.cursor);
     }
     return writer;
   },
@@ -701,6 +719,22 @@ export const GetSessionTimelineRequest: MessageFns<GetSessionTimelineRequest> = 
             message.namespace = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.page_size = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -721,12 +755,14 @@ export const GetSessionTimelineRequest: MessageFns<GetSessionTimelineRequest> = 
     message.session_id = object.session_id ?? "";
     message.agent_id = object.agent_id ?? "";
     message.namespace = object.namespace ?? "";
+    message.page_size = object.page_size ?? undefined;
+    message.cursor = object.cursor ?? "";
     return message;
   },
 };
 
 function createBaseGetEntityMemoriesRequest(): GetEntityMemoriesRequest {
-  return { entity_id: "", agent_id: "", namespace: "" };
+  return { entity_id: "", agent_id: "", namespace: "", page_size: undefined, cursor: "" };
 }
 
 export const GetEntityMemoriesRequest: MessageFns<GetEntityMemoriesRequest> = {
@@ -739,6 +775,12 @@ export const GetEntityMemoriesRequest: MessageFns<GetEntityMemoriesRequest> = {
     }
     if (message.namespace !== "") {
       writer.uint32(26).string(message.namespace);
+    }
+    if (message.page_size !== undefined) {
+      writer.uint32(32).int32(message.page_size);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(42).string(message.cursor);
     }
     return writer;
   },
@@ -780,6 +822,22 @@ export const GetEntityMemoriesRequest: MessageFns<GetEntityMemoriesRequest> = {
             message.namespace = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.page_size = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -800,6 +858,8 @@ export const GetEntityMemoriesRequest: MessageFns<GetEntityMemoriesRequest> = {
     message.entity_id = object.entity_id ?? "";
     message.agent_id = object.agent_id ?? "";
     message.namespace = object.namespace ?? "";
+    message.page_size = object.page_size ?? undefined;
+    message.cursor = object.cursor ?? "";
     return message;
   },
 };
@@ -1567,7 +1627,10 @@ export const MemoryStoreServiceService = {
     responseSerialize: (value: Memory): Buffer => Buffer.from(Memory.encode(value).finish()),
     responseDeserialize: (value: Buffer): Memory => Memory.decode(value),
   },
-  /** The episodic memories of a session, ordered by sequence_number then created_at. */
+  /**
+   * The episodic memories of a session, ordered by sequence_number (missing ones last), then
+   * created_at, then id; one page at a time (page_size, next_cursor).
+   */
   getSessionTimeline: {
     path: "/engram.memory.v1.MemoryStoreService/GetSessionTimeline" as const,
     requestStream: false as const,
@@ -1578,7 +1641,7 @@ export const MemoryStoreServiceService = {
     responseSerialize: (value: MemoryList): Buffer => Buffer.from(MemoryList.encode(value).finish()),
     responseDeserialize: (value: Buffer): MemoryList => MemoryList.decode(value),
   },
-  /** The semantic memories of an entity. */
+  /** The semantic memories of an entity, oldest first; one page at a time (page_size, next_cursor). */
   getEntityMemories: {
     path: "/engram.memory.v1.MemoryStoreService/GetEntityMemories" as const,
     requestStream: false as const,
@@ -1602,9 +1665,12 @@ export interface MemoryStoreServiceServer extends UntypedServiceImplementation {
   deleteMemory: handleUnaryCall<DeleteMemoryRequest, DeleteMemoryResponse>;
   /** Streams every memory the caller may read, with integrity_status; never drops a row. */
   exportMemories: handleServerStreamingCall<ExportMemoriesRequest, Memory>;
-  /** The episodic memories of a session, ordered by sequence_number then created_at. */
+  /**
+   * The episodic memories of a session, ordered by sequence_number (missing ones last), then
+   * created_at, then id; one page at a time (page_size, next_cursor).
+   */
   getSessionTimeline: handleUnaryCall<GetSessionTimelineRequest, MemoryList>;
-  /** The semantic memories of an entity. */
+  /** The semantic memories of an entity, oldest first; one page at a time (page_size, next_cursor). */
   getEntityMemories: handleUnaryCall<GetEntityMemoriesRequest, MemoryList>;
 }
 
@@ -1680,7 +1746,10 @@ export interface MemoryStoreServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<Memory>;
-  /** The episodic memories of a session, ordered by sequence_number then created_at. */
+  /**
+   * The episodic memories of a session, ordered by sequence_number (missing ones last), then
+   * created_at, then id; one page at a time (page_size, next_cursor).
+   */
   getSessionTimeline(
     request: GetSessionTimelineRequest,
     callback: (error: ServiceError | null, response: MemoryList) => void,
@@ -1696,7 +1765,7 @@ export interface MemoryStoreServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MemoryList) => void,
   ): ClientUnaryCall;
-  /** The semantic memories of an entity. */
+  /** The semantic memories of an entity, oldest first; one page at a time (page_size, next_cursor). */
   getEntityMemories(
     request: GetEntityMemoriesRequest,
     callback: (error: ServiceError | null, response: MemoryList) => void,

@@ -1,0 +1,3 @@
+export { KnexIdempotencyStore } from './knex-idempotency-store.ts';
+export type { KnexIdempotencyStoreOptions } from './knex-idempotency-store.ts';
+export { idempotencyMigrations } from './migrations.ts';

@@ -1,0 +1,15 @@
+export { ATTR } from './attributes.ts';
+export { traceClientCall } from './client-span.ts';
+export { errorType } from './error-type.ts';
+export { grpcClientInterceptors, traceGrpcServerCall } from './grpc.ts';
+export { startHttpServerSpan } from './http-server.ts';
+export type { HttpServerSpan } from './http-server.ts';
+export { sqlOperation, traceKnexQueries } from './knex.ts';
+export type { QueryEventSource } from './knex.ts';
+export { rememberMessageOrigin, tracePublish } from './messaging.ts';
+export type { PublishSpec } from './messaging.ts';
+export { otlpTracesUrl, startTracing, TRACES_SAMPLERS } from './start-tracing.ts';
+export type { StopTracing, TracesSampler, TracingLogger, TracingOptions } from './start-tracing.ts';
+export { activeTracer } from './state.ts';
+export { tracingOptions } from './tracing-settings.ts';
+export type { TracingSettings } from './tracing-settings.ts';
