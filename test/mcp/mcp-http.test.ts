@@ -173,9 +173,9 @@ describe('MCP over Streamable HTTP at /mcp (the MCP SDK client against an embedd
     assert.equal(done.structured.status, 'completed');
     assert.equal(done.structured.success, false);
     assert.ok(done.structured.reflection_id, 'a failed run records a reflection');
-    // A derived write keeps channel "internal" (as over REST): see docs/decisions.md.
+    // A write ace-feedback derives from an MCP call records the channel the call came in by.
     const p = await provenanceOf(t, done.structured.reflection_id);
-    assert.deepEqual([p.channel, p.kind, p.source_run_id], ['internal', 'run_reflection', 'run-mcp-1']);
+    assert.deepEqual([p.channel, p.kind, p.source_run_id], ['mcp', 'run_reflection', 'run-mcp-1']);
     const book = await callOk<{ entries: { id: string; effectiveness_score?: number }[] }>(
       client,
       'playbook',
@@ -228,6 +228,8 @@ describe('MCP over Streamable HTTP at /mcp (the MCP SDK client against an embedd
       stored.structured.metadata.correct_approach,
       'Send an Idempotency-Key with every webhook retry.',
     );
+    const reflected = await provenanceOf(t, reflection.structured.id);
+    assert.deepEqual([reflected.channel, reflected.kind], ['mcp', 'reflection']);
 
     const book = await callOk<{ entries: { id: string }[] }>(client, 'playbook', {
       query: 'rolling out payment changes and webhooks',

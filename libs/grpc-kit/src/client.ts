@@ -33,7 +33,9 @@ export function createClient<C extends Client>(ctor: ClientCtor<C>, address: str
  */
 export function forwardMetadata(incoming: Metadata, internalToken?: string): Metadata {
   const md = new Metadata();
-  for (const key of ['authorization', 'x-request-id', 'x-engram-channel']) {
+  // The channel travels with the gateway's proof of it, so a write a service derives from the call
+  // (a reflection, a delta) records the channel the caller came in by (channel-proof.ts).
+  for (const key of ['authorization', 'x-request-id', 'x-engram-channel', 'x-engram-channel-proof']) {
     const v = incoming.get(key)[0];
     if (typeof v === 'string') md.set(key, v);
   }

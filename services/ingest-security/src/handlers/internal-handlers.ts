@@ -30,8 +30,9 @@ function invalid(field: string, description: string): InvalidArgumentError {
  *  - call with the internal token AND the original caller's `authorization` (forwardMetadata): the
  *    items are screened and authorized as that caller's writes (bound agents, trust, scope);
  *  - `kind` is delta | reflection | run_reflection | consolidation | import and is recorded in
- *    provenance with channel "internal", `source_run_id` and `depth` (0 direct; 1 + the depth of
- *    the memories it derives from);
+ *    provenance with `source_run_id` and `depth` (0 direct; 1 + the depth of the memories it derives
+ *    from); the channel is the one the original caller came in by (rest or mcp when the gateway
+ *    proved it and the calling service forwarded the proof), `internal` otherwise;
  *  - every item goes through stages 1-4 exactly like /memories/add; each result carries an id, or
  *    the item's error (400 validation, 403 scope/trust/agent, 422 SECURITY_REJECTED with the
  *    detections). A rejected item's SECURITY_REJECTED audit event is always recorded;
@@ -60,7 +61,7 @@ export function internalHandlers(
         throw invalid('depth', `must be an integer from 0 to ${MAX_DEPTH}`);
       }
       const origin: WriteOrigin = {
-        channel: 'internal',
+        channel: ctx.channel === 'grpc' ? 'internal' : ctx.channel,
         kind: req.kind,
         depth: req.depth,
         sourceRunId: req.source_run_id === '' ? undefined : req.source_run_id,
