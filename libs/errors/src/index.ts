@@ -16,7 +16,9 @@ export {
 export type { CanonicalCode, DetectionInfo, FieldViolation } from './domain-errors.ts';
 export {
   decodeCursor,
+  decodeJsonCursor,
   encodeCursor,
+  isCursorTimestamp,
   isUuid,
   parseLimit,
   parseTimestamp,

@@ -132,6 +132,33 @@ export function decodeCursor(field: string, cursor: string, out: FieldViolation[
   return undefined;
 }
 
+/**
+ * The JSON value inside an opaque cursor (decodeCursor's text, parsed), or undefined with a violation
+ * of `field` when it is not a cursor or not JSON. Its shape is for the caller to check.
+ */
+export function decodeJsonCursor(field: string, cursor: string, out: FieldViolation[]): unknown {
+  const text = decodeCursor(field, cursor, out);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    refuseCursor(field, out);
+    return undefined;
+  }
+}
+
+/** A timestamp as PostgreSQL's text of a timestamptz in UTC with microseconds, written into cursors. */
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Whether a cursor part is such a timestamp on a real calendar date (it reaches SQL as ?::timestamptz). */
+export function isCursorTimestamp(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    CURSOR_TIMESTAMP.test(value) &&
+    parseTimestamp('cursor', value, []) !== undefined
+  );
+}
+
 /** The violation of a cursor this service did not hand out. */
 export function refuseCursor(field: string, out: FieldViolation[]): void {
   out.push({ field, description: 'is not a cursor this service returned', reason: 'INVALID_VALUE' });

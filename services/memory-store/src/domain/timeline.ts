@@ -1,10 +1,10 @@
 import {
-  decodeCursor,
+  decodeJsonCursor,
   encodeCursor,
+  isCursorTimestamp,
   InvalidArgumentError,
   isUuid,
   parseLimit,
-  parseTimestamp,
   refuseCursor,
   type FieldViolation,
 } from '@engram/errors';
@@ -36,8 +36,6 @@ export interface PositionedMemory {
   readonly position: TimelinePosition;
 }
 
-/** created_at as the repositories hand it out: UTC with microseconds, the precision of timestamptz. */
-const DATABASE_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const BIGINT_TEXT = /^-?(0|[1-9]\d{0,18})$/;
 const BIGINT_MIN = -(2n ** 63n);
 const BIGINT_MAX = 2n ** 63n - 1n;
@@ -60,21 +58,14 @@ export function encodeTimelineCursor(p: TimelinePosition): string {
  */
 function decodeTimelineCursor(cursor: string, out: FieldViolation[]): TimelinePosition | undefined {
   if (cursor === '') return undefined;
-  const text = decodeCursor('cursor', cursor, out);
-  if (text === undefined) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    v = undefined;
-  }
+  const before = out.length;
+  const v = decodeJsonCursor('cursor', cursor, out);
+  if (out.length > before) return undefined;
   if (
     Array.isArray(v) &&
     v.length === 3 &&
     (v[0] === null || isBigintText(v[0])) &&
-    typeof v[1] === 'string' &&
-    DATABASE_TEXT.test(v[1]) &&
-    parseTimestamp('cursor', v[1], []) !== undefined &&
+    isCursorTimestamp(v[1]) &&
     typeof v[2] === 'string' &&
     isUuid(v[2])
   ) {

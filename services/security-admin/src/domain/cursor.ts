@@ -1,9 +1,9 @@
 import {
-  decodeCursor as decodeCursorText,
+  decodeJsonCursor,
   encodeCursor as encodeCursorText,
   InvalidArgumentError,
+  isCursorTimestamp,
   isUuid,
-  parseTimestamp,
   refuseCursor,
   type FieldViolation,
 } from '@engram/errors';
@@ -13,9 +13,6 @@ export interface Position {
   readonly at: string;
   readonly id: string;
 }
-
-/** The `at` the repositories hand out: UTC with microseconds, the precision of timestamptz. */
-const DATABASE_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** Opaque to clients: base64url of a small JSON array [at, id]. */
 export function encodeCursor(p: Position): string {
@@ -30,26 +27,16 @@ export function encodeCursor(p: Position): string {
 export function decodeCursor(cursor: string): Position | undefined {
   if (cursor === '') return undefined;
   const violations: FieldViolation[] = [];
-  const text = decodeCursorText('cursor', cursor, violations);
-  if (text !== undefined) {
-    let v: unknown;
-    try {
-      v = JSON.parse(text);
-    } catch {
-      v = undefined;
-    }
-    if (
-      Array.isArray(v) &&
-      v.length === 2 &&
-      typeof v[0] === 'string' &&
-      typeof v[1] === 'string' &&
-      DATABASE_TEXT.test(v[0]) &&
-      parseTimestamp('cursor', v[0], []) !== undefined &&
-      isUuid(v[1])
-    ) {
-      return { at: v[0], id: v[1].toLowerCase() };
-    }
-    refuseCursor('cursor', violations);
+  const v = decodeJsonCursor('cursor', cursor, violations);
+  if (
+    Array.isArray(v) &&
+    v.length === 2 &&
+    isCursorTimestamp(v[0]) &&
+    typeof v[1] === 'string' &&
+    isUuid(v[1])
+  ) {
+    return { at: v[0], id: v[1].toLowerCase() };
   }
+  if (violations.length === 0) refuseCursor('cursor', violations);
   throw new InvalidArgumentError('request failed validation', violations);
 }
