@@ -143,6 +143,7 @@ export const ROUTE_KINDS: Readonly<Record<string, RouteKind>> = {
   '/engram.admin.v1.AdminService/CreateProject': 'admin-project',
   '/engram.admin.v1.AdminService/CreateKey': 'admin',
   '/engram.admin.v1.AdminService/ListKeys': 'admin',
+  '/engram.admin.v1.AdminService/GetCaller': 'project-action',
   '/engram.admin.v1.AdminService/RevokeKey': 'admin-key',
 };
 

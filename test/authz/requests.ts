@@ -121,6 +121,7 @@ export const REQUESTS: Readonly<Record<string, (r: RequestContext) => Json>> = {
   '/engram.ace.v1.AceService/CompleteFeature': (r) => ({ feature_id: r.owned, verified_by: 'alice' }),
   '/engram.ace.v1.AceService/FailFeature': (r) => ({ feature_id: r.owned, reason: 'authz matrix' }),
   '/engram.ace.v1.AceService/ListFeatures': () => ({}),
+  '/engram.admin.v1.AdminService/GetCaller': () => ({}),
   '/engram.ace.v1.AceService/StartRun': (r) => ({
     run_id: `r-${r.fresh}`,
     agent_id: r.agent,

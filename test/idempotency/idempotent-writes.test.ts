@@ -148,6 +148,35 @@ for (const engine of ENGINES) {
       assert.equal((await stored()).audit_events, before.audit_events + 1, 'one SECURITY_REJECTED event');
     });
 
+    it('POST /admin/keys: a repeat answers the same raw key once more, creates no second key, and keeps it sealed', async () => {
+      const keys = () => count('api_keys');
+      const body = { name: 'retried-key', trust_level: 'internal', bound_agent_id: 'carol' };
+      const before = await keys();
+      const first = await send(t.admin, 'POST', '/admin/keys', body, 'create-key-1');
+      assert.equal(first.status, 200, first.text);
+      const second = await send(t.admin, 'POST', '/admin/keys', body, 'create-key-1');
+      assert.equal(second.status, 200, second.text);
+      assert.equal(second.text, first.text, 'the same answer, raw key included');
+      assert.equal(await keys(), before + 1, 'one key created');
+      const raw = String(first.body.api_key);
+      assert.ok(raw.length > 20);
+      // The replayed key works.
+      const carol = await t.admin
+        .withKey(raw)
+        .post('/memories/add', { content: 'Carol was here.', agent_id: 'carol' });
+      assert.equal(carol.status, 200, carol.text);
+      // Nothing in the database holds the raw key: the stored answer is sealed.
+      const rows = await t.engram.platform.db
+        .knex('idempotency_records')
+        .where({ idempotency_key: 'create-key-1' })
+        .select<{ response: Uint8Array }[]>('response');
+      assert.equal(rows.length, 1);
+      assert.equal(Buffer.from(rows[0]!.response).includes(Buffer.from(raw)), false);
+      const another = await send(t.admin, 'POST', '/admin/keys', { ...body, name: 'x' }, 'create-key-1');
+      assert.equal(another.status, 422, another.text);
+      assert.equal(reasonOf(another), 'IDEMPOTENCY_KEY_REUSED');
+    });
+
     it('covers add_batch, a vote, a PATCH and a DELETE', async () => {
       const batch = await repeatStoresNothing(
         alice,

@@ -76,6 +76,28 @@ for (const engine of ENGINES) {
       assert.match(String(row.key_hash), /^[0-9a-f]{64}$/);
     });
 
+    it('GET /auth/whoami tells any key who it is, never the secret', async () => {
+      const bound = await t.admin.createKey({ trust_level: 'untrusted', bound_agent_id: 'scout' });
+      const me = await bound.get<Record<string, unknown>>('/auth/whoami');
+      assert.equal(me.status, 200, me.text);
+      assert.deepEqual(
+        [me.body.project_id, me.body.trust_level, me.body.bound_agent_id, me.body.instance_admin],
+        ['default', 'untrusted', 'scout', false],
+      );
+      assert.ok(!me.text.includes(String(bound.key)), 'the raw key is not echoed');
+      const lists = await t.admin.createKey({ trust_level: 'internal', agent_ids: ['a1', 'a2'] });
+      assert.deepEqual((await lists.get<{ agent_ids: string[] }>('/auth/whoami')).body.agent_ids, [
+        'a1',
+        'a2',
+      ]);
+      const admin = await t.admin.get<{ key_id: string; instance_admin: boolean }>('/auth/whoami');
+      assert.deepEqual([admin.body.key_id, admin.body.instance_admin], ['bootstrap', true]);
+      assert.equal(
+        (await t.admin.withKey('egk_unknown_key_0123456789abcdef').get('/auth/whoami')).status,
+        401,
+      );
+    });
+
     it('refuses an expired key', async () => {
       const expiring = await t.admin.createKey({
         trust_level: 'internal',

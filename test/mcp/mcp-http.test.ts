@@ -317,24 +317,31 @@ describe('MCP over Streamable HTTP at /mcp (the MCP SDK client against an embedd
     );
   });
 
-  it('refuses a request without a key with 401 in the gateway error body; a wrong key fails each tool call', async () => {
-    const res = await fetch(`${t.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    assert.equal(res.status, 401);
-    assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-    const body = (await res.json()) as { error: { status: number; reason: string } };
-    assert.deepEqual([body.error.status, body.error.reason], [401, 'UNAUTHENTICATED']);
-    await assert.rejects(connect(undefined));
-
+  it('refuses a request without a key, or with a key the API does not know, with 401 before serving anything', async () => {
+    const post = (authorization?: string) =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
     const wrongKey = 'egk_not_a_key_of_this_instance_0123456789';
-    const client = await connect(wrongKey);
-    const r = await call(client, 'recall', { query: 'anything' });
-    assert.equal(r.isError, true);
-    assert.match(textOf(r), /^UNAUTHENTICATED \(HTTP 401\)/);
-    assert.ok(!JSON.stringify(r).includes(wrongKey), 'the key is never echoed');
+    for (const authorization of [undefined, `Bearer ${wrongKey}`]) {
+      const res = await post(authorization);
+      assert.equal(res.status, 401, authorization);
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+      const text = await res.text();
+      const body = JSON.parse(text) as { error: { status: number; reason: string } };
+      assert.deepEqual([body.error.status, body.error.reason], [401, 'UNAUTHENTICATED']);
+      assert.ok(!text.includes(wrongKey), 'the key is never echoed');
+    }
+    await assert.rejects(connect(undefined));
+    await assert.rejects(connect(wrongKey), 'initialize with a wrong key fails');
+    const listed = await post(`Bearer ${planner.key}`);
+    assert.equal(listed.status, 200, 'a valid key lists the tools');
   });
 
   it('arguments that break a tool schema are a tool error, and the server keeps serving', async () => {

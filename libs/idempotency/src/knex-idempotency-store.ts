@@ -8,7 +8,9 @@ import type {
   IdempotentRequest,
   StoredOutcome,
 } from '@engram/grpc-kit';
+import { ConflictError } from '@engram/errors';
 import type { Logger } from '@engram/logger';
+import { sealContext, type AnswerSeal } from './answer-seal.ts';
 
 const TABLE = 'idempotency_records';
 
@@ -18,6 +20,8 @@ export interface KnexIdempotencyStoreOptions {
   /** How long an answer is replayed (IDEMPOTENCY_TTL_HOURS). */
   readonly ttlMs: number;
   readonly logger: Logger;
+  /** Encrypts the stored answers (AnswerSeal over the deployment's integrity key). */
+  readonly seal: AnswerSeal;
   /**
    * A claim not renewed for this long is abandoned (the process running the request died) and may
    * be taken over by a repeat of the same request. Default 30 s.
@@ -40,6 +44,8 @@ interface RecordRow {
   fingerprint: Uint8Array;
   state: 'in_progress' | 'done';
   response: Uint8Array | null;
+  /** Whether response is sealed (answers stored before sealing was introduced are not). */
+  response_sealed: boolean;
   status_code: number | null;
   status_message: string | null;
   status_details: Uint8Array | null;
@@ -60,6 +66,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
   private readonly renewEveryMs: number;
   private readonly sweepEveryMs: number;
   private readonly logger: Logger;
+  private readonly seal: AnswerSeal;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(opts: KnexIdempotencyStoreOptions) {
@@ -70,6 +77,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
     this.renewEveryMs = opts.renewEveryMs ?? Math.max(1, Math.floor(staleAfterMs / 3));
     this.sweepEveryMs = opts.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
     this.logger = opts.logger;
+    this.seal = opts.seal;
   }
 
   async claim(scope: IdempotencyScope, request: IdempotentRequest): Promise<IdempotencyClaim> {
@@ -83,7 +91,9 @@ export class KnexIdempotencyStore implements IdempotencyStore {
       if (await this.tryAcquire(scope, request, owner)) {
         return {
           kind: 'acquired',
-          lease: new KnexLease(this.knex, where, owner, this.renewEveryMs, this.logger),
+          lease: new KnexLease(this.knex, where, owner, this.renewEveryMs, this.logger, (plain) =>
+            this.seal.seal(plain, sealContext({ ...scope, method: request.method })),
+          ),
         };
       }
       const row = await this.read(scope, request);
@@ -93,7 +103,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
         return { kind: 'reused' };
       }
       if (row.state === 'in_progress') return { kind: 'in_progress' };
-      return { kind: 'replay', outcome: outcomeOf(row) };
+      return { kind: 'replay', outcome: this.outcomeOf(row, scope) };
     }
     return { kind: 'in_progress' };
   }
@@ -110,7 +120,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
        values (?, ?, ?, ?, ?, 'in_progress', ?, now() + make_interval(secs => ?))
        on conflict (project_id, api_key_id, idempotency_key) do update set
          method = excluded.method, fingerprint = excluded.fingerprint, state = 'in_progress',
-         owner = excluded.owner, response = null, status_code = null, status_message = null,
+         owner = excluded.owner, response = null, response_sealed = false, status_code = null, status_message = null,
          status_details = null, created_at = now(), renewed_at = now(), expires_at = excluded.expires_at
        where r.expires_at <= now()
           or (r.state = 'in_progress' and r.renewed_at < now() - make_interval(secs => ?)
@@ -132,7 +142,7 @@ export class KnexIdempotencyStore implements IdempotencyStore {
 
   private async read(scope: IdempotencyScope, request: IdempotentRequest): Promise<RecordRow | undefined> {
     const result = await this.knex.raw<{ rows: RecordRow[] }>(
-      `select method, fingerprint, state, response, status_code, status_message, status_details,
+      `select method, fingerprint, state, response, response_sealed, status_code, status_message, status_details,
               (expires_at <= now() or (state = 'in_progress'
                 and renewed_at < now() - make_interval(secs => ?)
                 and method = ? and fingerprint = ?)) as takeable
@@ -141,6 +151,33 @@ export class KnexIdempotencyStore implements IdempotencyStore {
       [this.staleSeconds, request.method, request.fingerprint, scope.projectId, scope.keyId, scope.key],
     );
     return result.rows[0];
+  }
+
+  /**
+   * What the first request answered. A sealed answer that does not open (the integrity key changed
+   * since it was stored) cannot be replayed, and running the request again could do it twice: the
+   * key is refused until its record expires.
+   */
+  private outcomeOf(row: RecordRow, scope: IdempotencyScope): StoredOutcome {
+    if (row.status_code === null) {
+      const stored = bytes(row.response ?? new Uint8Array());
+      if (!row.response_sealed) return { kind: 'response', response: stored };
+      const response = this.seal.open(stored, sealContext({ ...scope, method: row.method }));
+      if (response === undefined) {
+        throw new ConflictError(
+          'the answer kept for this Idempotency-Key can no longer be read (the integrity key changed); use a new key',
+          'IDEMPOTENCY_KEY_UNREADABLE',
+          'FAILED_PRECONDITION',
+        );
+      }
+      return { kind: 'response', response };
+    }
+    return {
+      kind: 'error',
+      code: row.status_code,
+      message: row.status_message ?? '',
+      details: row.status_details === null ? undefined : bytes(row.status_details),
+    };
   }
 
   /**
@@ -197,6 +234,7 @@ class KnexLease implements IdempotencyLease {
     private readonly owner: string,
     renewEveryMs: number,
     private readonly logger: Logger,
+    private readonly sealAnswer: (plain: Buffer) => Buffer,
   ) {
     this.renewal = setInterval(() => void this.renew(), renewEveryMs).unref();
   }
@@ -205,7 +243,7 @@ class KnexLease implements IdempotencyLease {
     clearInterval(this.renewal);
     const stored =
       outcome.kind === 'response'
-        ? { response: outcome.response }
+        ? { response: this.sealAnswer(outcome.response), response_sealed: true }
         : {
             status_code: outcome.code,
             status_message: outcome.message,
@@ -241,15 +279,4 @@ class KnexLease implements IdempotencyLease {
 
 function bytes(value: Uint8Array): Buffer {
   return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-}
-
-function outcomeOf(row: RecordRow): StoredOutcome {
-  if (row.status_code === null)
-    return { kind: 'response', response: bytes(row.response ?? new Uint8Array()) };
-  return {
-    kind: 'error',
-    code: row.status_code,
-    message: row.status_message ?? '',
-    details: row.status_details === null ? undefined : bytes(row.status_details),
-  };
 }

@@ -40,5 +40,19 @@ export const idempotencyMigrations: MigrationSet = {
         await knex.schema.dropTableIfExists('idempotency_records');
       },
     },
+    {
+      // Answers are sealed (AnswerSeal) from now on; records written before stay readable as they are.
+      name: '20261126000000_idempotency_sealed_answers',
+      async up(knex: Knex) {
+        await knex.schema.alterTable('idempotency_records', (t) => {
+          t.boolean('response_sealed').notNullable().defaultTo(false);
+        });
+      },
+      async down(knex: Knex) {
+        await knex.schema.alterTable('idempotency_records', (t) => {
+          t.dropColumn('response_sealed');
+        });
+      },
+    },
   ],
 };

@@ -20,7 +20,7 @@ import {
   type IngestInternalResponse,
 } from '@engram/proto/engram/ingest/v1/ingest';
 import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
-import { idempotencyMigrations, KnexIdempotencyStore } from '../src/index.ts';
+import { AnswerSeal, idempotencyMigrations, KnexIdempotencyStore } from '../src/index.ts';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -67,7 +67,12 @@ describe('bindService with an idempotency store (real gRPC server, PGlite)', fun
               return Promise.resolve({ projectId: projectId ?? '', keyId: keyId ?? '' });
             },
             describe: (p) => p,
-            idempotency: new KnexIdempotencyStore({ knex: db.knex, ttlMs: 3_600_000, logger }),
+            idempotency: new KnexIdempotencyStore({
+              knex: db.knex,
+              ttlMs: 3_600_000,
+              logger,
+              seal: new AnswerSeal('test-integrity-key'),
+            }),
           },
         ),
       },

@@ -11,6 +11,7 @@ import type {
 import { createLogger } from '@engram/logger';
 import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
 import {
+  AnswerSeal,
   idempotencyMigrations,
   KnexIdempotencyStore,
   type KnexIdempotencyStoreOptions,
@@ -18,6 +19,7 @@ import {
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const DAY_MS = 24 * 3_600_000;
+const seal = new AnswerSeal('integrity-key-of-the-test-deployment');
 
 const request = (method: string, body: string): IdempotentRequest => ({
   method,
@@ -39,7 +41,7 @@ for (const engine of ENGINES) {
     /** A fresh key per test, so tests never see each other's records. */
     let scope: IdempotencyScope;
     const store = (opts: Partial<KnexIdempotencyStoreOptions> = {}) =>
-      new KnexIdempotencyStore({ knex: db.knex, ttlMs: DAY_MS, logger, ...opts });
+      new KnexIdempotencyStore({ knex: db.knex, ttlMs: DAY_MS, logger, seal, ...opts });
 
     before(async () => {
       engineDb = await openEngineDatabase(engine);
@@ -72,6 +74,67 @@ for (const engine of ENGINES) {
       assert.equal(stored?.state, 'done');
       const ttl = new Date(stored.expires_at).getTime() - new Date(stored.created_at).getTime();
       assert.equal(ttl, DAY_MS, 'expires TTL after it was created');
+    });
+
+    it('keeps answers sealed: the table never holds the answer, another replica opens it', async () => {
+      const secret = Buffer.from('egk_the-raw-api-key-shown-once');
+      await acquired(await store().claim(scope, ADD)).complete({ kind: 'response', response: secret });
+      const [stored] = await db
+        .knex('idempotency_records')
+        .where({ idempotency_key: scope.key })
+        .select<{ response: Uint8Array }[]>('response');
+      const bytesAtRest = Buffer.from(stored!.response);
+      assert.equal(bytesAtRest.includes(secret), false, 'the raw answer is not in the table');
+      assert.equal(bytesAtRest.includes(Buffer.from('the-raw-api-key')), false);
+      // Another process of the deployment (same integrity key) replays it.
+      const replica = store({ seal: new AnswerSeal('integrity-key-of-the-test-deployment') });
+      assert.deepEqual(await replica.claim(scope, ADD), {
+        kind: 'replay',
+        outcome: { kind: 'response', response: secret },
+      });
+    });
+
+    it('refuses to replay, or to run again, an answer it cannot open: 422 IDEMPOTENCY_KEY_UNREADABLE', async () => {
+      await acquired(await store().claim(scope, ADD)).complete({
+        kind: 'response',
+        response: Buffer.from('a'),
+      });
+      const rotated = store({ seal: new AnswerSeal('a rotated integrity key') });
+      await assert.rejects(rotated.claim(scope, ADD), (err: Error & { reason?: string; code?: string }) => {
+        assert.equal(err.reason, 'IDEMPOTENCY_KEY_UNREADABLE');
+        assert.equal(err.code, 'FAILED_PRECONDITION');
+        return true;
+      });
+      // A sealed answer moved into another record (another key of the same caller) does not open either.
+      const other = { ...scope, key: `${scope.key}-moved` };
+      const [kept] = await db
+        .knex('idempotency_records')
+        .where({ idempotency_key: scope.key })
+        .select<{ response: Uint8Array }[]>('response');
+      await acquired(await store().claim(other, ADD)).complete({
+        kind: 'response',
+        response: Buffer.from('b'),
+      });
+      await db
+        .knex('idempotency_records')
+        .where({ idempotency_key: other.key })
+        .update({ response: Buffer.from(kept!.response) });
+      await assert.rejects(store().claim(other, ADD), /can no longer be read/);
+    });
+
+    it('replays an answer stored before sealing (response_sealed false) as it is', async () => {
+      await acquired(await store().claim(scope, ADD)).complete({
+        kind: 'response',
+        response: Buffer.from('x'),
+      });
+      await db
+        .knex('idempotency_records')
+        .where({ idempotency_key: scope.key })
+        .update({ response: Buffer.from('legacy answer'), response_sealed: false });
+      assert.deepEqual(await store().claim(scope, ADD), {
+        kind: 'replay',
+        outcome: { kind: 'response', response: Buffer.from('legacy answer') },
+      });
     });
 
     it('replays an error outcome with its code, message and details', async () => {
@@ -181,7 +244,7 @@ for (const engine of ENGINES) {
       try {
         const stores = [
           store(),
-          new KnexIdempotencyStore({ knex: (other ?? db).knex, ttlMs: DAY_MS, logger }),
+          new KnexIdempotencyStore({ knex: (other ?? db).knex, ttlMs: DAY_MS, logger, seal }),
         ];
         const claims = await Promise.all(
           Array.from({ length: 20 }, (_, i) => stores[i % 2]!.claim(scope, ADD)),

@@ -20,7 +20,7 @@ import {
   type IdempotencyStore,
   type RateLimiter,
 } from '@engram/grpc-kit';
-import { idempotencyMigrations, KnexIdempotencyStore } from '@engram/idempotency';
+import { AnswerSeal, idempotencyMigrations, KnexIdempotencyStore } from '@engram/idempotency';
 import { createLogger, type Logger } from '@engram/logger';
 import {
   engramMetrics,
@@ -150,6 +150,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     knex: db.knex,
     ttlMs: config.idempotencyTtlHours * 3_600_000,
     logger: logger.child({ component: 'idempotency' }),
+    seal: new AnswerSeal(secrets.integrityKey),
   });
   idempotency.start();
 

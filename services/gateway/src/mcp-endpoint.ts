@@ -2,9 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '@engram/logger';
+import { EngramError, type EngramClient } from '@engram/client';
 import { createEngramMcpServer, engramClientForMcp } from '@engram/mcp';
 import { readBody } from './body-reader.ts';
-import { ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, GatewayError, methodNotAllowed } from './gateway-error.ts';
+import {
+  ERROR_INFO_TYPE,
+  GATEWAY_ERROR_DOMAIN,
+  GatewayError,
+  methodNotAllowed,
+  type JsonObject,
+} from './gateway-error.ts';
 
 /** Where the gateway serves MCP over Streamable HTTP. */
 export const MCP_PATH = '/mcp';
@@ -32,6 +39,32 @@ function unauthenticated(): GatewayError {
   });
 }
 
+/**
+ * Checks the key before anything is served (GET /auth/whoami): a key the API refuses is the 401 of
+ * the gateway's error body for every MCP message, initialize and tools/list included, not a tool
+ * error on the first tool call. Any other refusal (503, 429) is passed on as the API answered it.
+ */
+async function authenticate(engram: EngramClient): Promise<void> {
+  try {
+    await engram.getCaller();
+  } catch (err) {
+    if (!(err instanceof EngramError)) throw err;
+    if (err.status === 401) throw unauthenticated();
+    const retryAfter = err.retryAfterSeconds;
+    throw new GatewayError(
+      err.status === 0 ? 503 : err.status,
+      err.status === 0 ? 'UNAVAILABLE' : err.code,
+      err.status === 0 ? 'DEPENDENCY_UNAVAILABLE' : err.reason,
+      err.status === 0 ? 'the API could not be reached' : err.message,
+      {
+        // Parsed from the API's JSON error body, so JSON values throughout.
+        details: err.details as readonly JsonObject[],
+        ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
+      },
+    );
+  }
+}
+
 /** A JSON-RPC error answer, as the MCP SDK's transport writes its own (here: a body that is not JSON). */
 function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   const payload = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -45,11 +78,11 @@ function writeJsonRpcError(res: ServerResponse, status: number, code: number, me
 /**
  * POST /mcp: MCP over Streamable HTTP, stateless. Each POST gets a new McpServer and transport (no
  * session id), so any replica can serve any request and nothing is kept between requests. The
- * request's bearer key is required here (401 in the gateway's error body) and is the key of the
- * per-request EngramClient every tool calls, so each tool call is one REST request of this gateway
- * with the caller's key: authentication, trust, bound-agent and scope rules, rate limits,
- * screening and signing are the REST API's own, and the channel header makes provenance say `mcp`.
- * A key the API refuses shows up as a tool error (UNAUTHENTICATED) on the first tool call.
+ * request's bearer key is required and checked first (GET /auth/whoami; 401 in the gateway's error
+ * body), and is the key of the per-request EngramClient every tool calls, so each tool call is one
+ * REST request of this gateway with the caller's key: authentication, trust, bound-agent and scope
+ * rules, rate limits, screening and signing are the REST API's own, and the channel header makes
+ * provenance say `mcp`. A key revoked between the check and a tool call is that tool call's error.
  * GET (a server-initiated event stream) and DELETE (end a session) have nothing to serve without
  * sessions: 405 with Allow: POST, which the protocol provides for.
  */
@@ -59,13 +92,6 @@ export function mcpEndpoint(deps: McpEndpointDeps) {
     if (req.method !== 'POST') throw methodNotAllowed(['POST']);
     const apiKey = bearerKey(req.headers.authorization);
     if (apiKey === undefined) throw unauthenticated();
-    const body = await readBody(req, deps.maxBodyBytes);
-    let message: unknown;
-    try {
-      message = JSON.parse(body.toString('utf8'));
-    } catch {
-      return writeJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
-    }
     const engram = engramClientForMcp({
       baseUrl: deps.baseUrl(),
       apiKey,
@@ -75,6 +101,14 @@ export function mcpEndpoint(deps: McpEndpointDeps) {
       // The tool calls' REST requests log the request id of the MCP request they serve.
       headers: { 'x-request-id': requestId },
     });
+    await authenticate(engram);
+    const body = await readBody(req, deps.maxBodyBytes);
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString('utf8'));
+    } catch {
+      return writeJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+    }
     const server = createEngramMcpServer(engram);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

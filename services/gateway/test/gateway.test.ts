@@ -463,10 +463,15 @@ describe('gateway (real gRPC fixture server, real HTTP)', () => {
       });
       res.pause();
       assert.equal(res.statusCode, 200);
-      await new Promise((r) => setTimeout(r, 500));
-      const first = fixture.floodSent();
-      await new Promise((r) => setTimeout(r, 300));
-      const second = fixture.floodSent();
+      // The buffers fill, then the upstream stops: wait until two samples 300 ms apart agree (a busy
+      // machine fills them more slowly), for at most 10 s.
+      let first = -1;
+      let second = fixture.floodSent();
+      for (let i = 0; i < 33 && second !== first; i++) {
+        first = second;
+        await new Promise((r) => setTimeout(r, 300));
+        second = fixture.floodSent();
+      }
       req.destroy();
       assert.equal(second, first, 'the upstream kept producing while nobody read');
       // 64 KiB rows: what sits in socket, HTTP/2 and stream buffers, not an unbounded export.

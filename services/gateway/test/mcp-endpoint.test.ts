@@ -99,8 +99,9 @@ describe('gateway /mcp (Streamable HTTP, stateless) against a gRPC fixture', () 
     }
   });
 
-  it('requires a bearer key: 401 in the gateway error body, with WWW-Authenticate', async () => {
-    for (const authorization of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer  ']) {
+  it('requires a bearer key the API accepts: 401 in the gateway error body, with WWW-Authenticate', async () => {
+    const unknownKey = 'Bearer egk_wrong_key';
+    for (const authorization of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer  ', unknownKey]) {
       const res = await fetch(`${gw.url}/mcp`, {
         method: 'POST',
         headers: { ...MCP_HEADERS, ...(authorization === undefined ? {} : { authorization }) },

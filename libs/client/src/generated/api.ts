@@ -14,6 +14,7 @@ import type {
   ApiKey,
   ApplyDeltaRequest,
   ApplyDeltaResponse,
+  Caller,
   CompleteFeatureRequest,
   CompleteRunRequest,
   ConsolidateRequest,
@@ -31,6 +32,7 @@ import type {
   ExportMemoriesRequest,
   FailFeatureRequest,
   Feature,
+  GetCallerRequest,
   GetConfigRequest,
   GetEntityMemoriesRequest,
   GetFeatureRequest,
@@ -237,6 +239,16 @@ export const ROUTES = {
     readOnly: false,
     idempotencyKey: true,
   },
+  getCaller: {
+    rpc: 'engram.admin.v1.AdminService/GetCaller',
+    method: 'GET',
+    path: '/auth/whoami',
+    pathParams: [],
+    body: '',
+    streaming: false,
+    readOnly: true,
+    idempotencyKey: false,
+  },
   createProject: {
     rpc: 'engram.admin.v1.AdminService/CreateProject',
     method: 'POST',
@@ -255,7 +267,7 @@ export const ROUTES = {
     body: '*',
     streaming: false,
     readOnly: false,
-    idempotencyKey: false,
+    idempotencyKey: true,
   },
   listKeys: {
     rpc: 'engram.admin.v1.AdminService/ListKeys',
@@ -703,7 +715,17 @@ export abstract class EngramApi {
   }
 
   // engram.admin.v1.AdminService
-  // AdminService manages projects and API keys; system principals only. Owned by memory-store.
+  // AdminService manages projects and API keys; system principals only (GetCaller: any key). Owned by
+  // memory-store.
+
+  /**
+   * Who the caller's key is: its project, trust and whom it acts for. Any valid key; never the secret.
+   *
+   * `GET /auth/whoami` (engram.admin.v1.AdminService.GetCaller).
+   */
+  getCaller(request: GetCallerRequest = {}, options?: CallOptions): Promise<Caller> {
+    return this.unary<Caller>(ROUTES.getCaller, request, options);
+  }
 
   /**
    * `POST /admin/projects` (engram.admin.v1.AdminService.CreateProject).
@@ -719,7 +741,7 @@ export abstract class EngramApi {
    *
    * `POST /admin/keys` (engram.admin.v1.AdminService.CreateKey).
    *
-   * A write the server does not record by Idempotency-Key: a call lost in transit is not retried.
+   * A write sent with an Idempotency-Key (the same on every retry).
    */
   createKey(request: CreateKeyRequest = {}, options?: CallOptions): Promise<CreateKeyResponse> {
     return this.unary<CreateKeyResponse>(ROUTES.createKey, request, options);

@@ -358,6 +358,37 @@ export interface ApiKey {
 }
 
 /**
+ * engram.admin.v1.Caller.
+ */
+export interface Caller {
+  project_id: string;
+  /**
+   * api_keys.key_id, or "bootstrap" for SERVICE_API_KEY.
+   */
+  key_id: string;
+  /**
+   * untrusted, internal, privileged, system.
+   */
+  trust_level: string;
+  /**
+   * Set: the key acts only as this agent.
+   */
+  bound_agent_id?: string;
+  /**
+   * An unbound internal key: the agents it may act for.
+   */
+  agent_ids: string[];
+  /**
+   * An unbound internal key created to act for any agent of its project.
+   */
+  any_agent: boolean;
+  /**
+   * The instance administrator (the bootstrap key): creates projects and keys in any project.
+   */
+  instance_admin: boolean;
+}
+
+/**
  * Whom the key acts for: an untrusted key must be bound (bound_agent_id); an internal key is bound,
  * or lists its agents (agent_ids), or says any_agent; privileged and system keys act for any agent
  * unless bound. Anything else is refused (400).
@@ -398,6 +429,11 @@ export interface CreateProjectRequest {
   project_id?: string;
   name?: string;
 }
+
+/**
+ * engram.admin.v1.GetCallerRequest.
+ */
+export type GetCallerRequest = Record<string, never>;
 
 /**
  * engram.admin.v1.ListKeysRequest.

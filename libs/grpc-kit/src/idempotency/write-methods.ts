@@ -4,7 +4,6 @@ import {
   getOption,
   hasOption,
   toBinary,
-  type DescMessage,
   type DescMethod,
   type Message,
   type Registry,
@@ -21,8 +20,8 @@ let writes: ReadonlySet<string> | undefined;
  * than GET and not declared `idempotency_level = NO_SIDE_EFFECTS` (the reads that take a body, e.g.
  * POST /memories/query). Left out on purpose: internal RPCs (no HTTP binding), called by the service
  * that took the key, which does not forward it (forwardMetadata), so the record is taken once, where
- * the request entered; and RPCs whose answer carries a field marked `debug_redact` (CreateKey's raw
- * API key), as a stored answer would keep that secret in the database.
+ * the request entered. An answer that carries a secret (CreateKey's raw API key, marked `debug_redact`)
+ * is kept like any other: the store seals every answer it keeps (@engram/idempotency's AnswerSeal).
  */
 export function idempotentWriteMethods(descriptorSet: Uint8Array = readDescriptorSet()): ReadonlySet<string> {
   const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet));
@@ -32,7 +31,6 @@ export function idempotentWriteMethods(descriptorSet: Uint8Array = readDescripto
       for (const method of service.methods) {
         if (method.methodKind !== 'unary') continue;
         if (method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) continue;
-        if (carriesSecret(method.output)) continue;
         if (httpVerbs(registry, method).some((verb) => verb !== 'get')) {
           out.add(`/${service.typeName}/${method.name}`);
         }
@@ -46,17 +44,6 @@ export function idempotentWriteMethods(descriptorSet: Uint8Array = readDescripto
 export function isIdempotentWrite(path: string): boolean {
   writes ??= idempotentWriteMethods();
   return writes.has(path);
-}
-
-/** Whether the message, or a message inside it, has a field marked `debug_redact = true`. */
-function carriesSecret(message: DescMessage, seen = new Set<string>()): boolean {
-  if (seen.has(message.typeName)) return false;
-  seen.add(message.typeName);
-  return message.fields.some(
-    (field) =>
-      field.proto.options?.debugRedact === true ||
-      (field.message !== undefined && carriesSecret(field.message, seen)),
-  );
 }
 
 /** The verbs (get, post, put, patch, delete or a custom one) of the RPC's google.api.http bindings. */

@@ -19,9 +19,20 @@ function toProtoKey(k: ApiKeyRecord): ApiKey {
   };
 }
 
-/** /admin: projects and keys, system principals only (rules in domain/keys.ts). */
+/** /admin: projects and keys, system principals only (rules in domain/keys.ts); /auth/whoami: any key. */
 export function adminHandlers(keys: KeyService): Partial<HandlersOf<typeof AdminServiceService, Principal>> {
   return {
+    getCaller(_req, { principal }) {
+      return Promise.resolve({
+        project_id: principal.projectId,
+        key_id: principal.keyId,
+        trust_level: principal.trust,
+        bound_agent_id: principal.boundAgentId,
+        agent_ids: [...(principal.agentIds ?? [])],
+        any_agent: principal.anyAgent ?? false,
+        instance_admin: principal.instanceAdmin,
+      });
+    },
     async createProject(req, { principal }) {
       const p = await keys.createProject(principal, req.project_id, req.name);
       return { project_id: p.project_id, name: p.name, created_at: p.created_at.toISOString() };

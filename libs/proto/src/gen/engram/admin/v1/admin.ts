@@ -19,6 +19,27 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
+export interface GetCallerRequest {
+}
+
+export interface Caller {
+  project_id: string;
+  /** api_keys.key_id, or "bootstrap" for SERVICE_API_KEY. */
+  key_id: string;
+  /** untrusted, internal, privileged, system. */
+  trust_level: string;
+  /** Set: the key acts only as this agent. */
+  bound_agent_id?:
+    | string
+    | undefined;
+  /** An unbound internal key: the agents it may act for. */
+  agent_ids: string[];
+  /** An unbound internal key created to act for any agent of its project. */
+  any_agent: boolean;
+  /** The instance administrator (the bootstrap key): creates projects and keys in any project. */
+  instance_admin: boolean;
+}
+
 export interface Project {
   project_id: string;
   name: string;
@@ -91,6 +112,184 @@ export interface ListKeysResponse {
 export interface RevokeKeyRequest {
   key_id: string;
 }
+
+function createBaseGetCallerRequest(): GetCallerRequest {
+  return {};
+}
+
+export const GetCallerRequest: MessageFns<GetCallerRequest> = {
+  encode(_: GetCallerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetCallerRequest>, I>>(base?: I): GetCallerRequest {
+    return GetCallerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCallerRequest>, I>>(_: I): GetCallerRequest {
+    const message = createBaseGetCallerRequest();
+    return message;
+  },
+};
+
+function createBaseCaller(): Caller {
+  return {
+    project_id: "",
+    key_id: "",
+    trust_level: "",
+    bound_agent_id: undefined,
+    agent_ids: [],
+    any_agent: false,
+    instance_admin: false,
+  };
+}
+
+export const Caller: MessageFns<Caller> = {
+  encode(message: Caller, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.project_id !== "") {
+      writer.uint32(10).string(message.project_id);
+    }
+    if (message.key_id !== "") {
+      writer.uint32(18).string(message.key_id);
+    }
+    if (message.trust_level !== "") {
+      writer.uint32(26).string(message.trust_level);
+    }
+    if (message.bound_agent_id !== undefined) {
+      writer.uint32(34).string(message.bound_agent_id);
+    }
+    for (const v of message.agent_ids) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.any_agent !== false) {
+      writer.uint32(48).bool(message.any_agent);
+    }
+    if (message.instance_admin !== false) {
+      writer.uint32(56).bool(message.instance_admin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Caller {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCaller();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.project_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.key_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trust_level = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bound_agent_id = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.agent_ids.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.any_agent = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.instance_admin = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Caller>, I>>(base?: I): Caller {
+    return Caller.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Caller>, I>>(object: I): Caller {
+    const message = createBaseCaller();
+    message.project_id = object.project_id ?? "";
+    message.key_id = object.key_id ?? "";
+    message.trust_level = object.trust_level ?? "";
+    message.bound_agent_id = object.bound_agent_id ?? undefined;
+    message.agent_ids = object.agent_ids?.map((e) => e) || [];
+    message.any_agent = object.any_agent ?? false;
+    message.instance_admin = object.instance_admin ?? false;
+    return message;
+  },
+};
 
 function createBaseProject(): Project {
   return { project_id: "", name: "", created_at: "" };
@@ -828,9 +1027,22 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
   },
 };
 
-/** AdminService manages projects and API keys; system principals only. Owned by memory-store. */
+/**
+ * AdminService manages projects and API keys; system principals only (GetCaller: any key). Owned by
+ * memory-store.
+ */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
+  /** Who the caller's key is: its project, trust and whom it acts for. Any valid key; never the secret. */
+  getCaller: {
+    path: "/engram.admin.v1.AdminService/GetCaller" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCallerRequest): Buffer => Buffer.from(GetCallerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCallerRequest => GetCallerRequest.decode(value),
+    responseSerialize: (value: Caller): Buffer => Buffer.from(Caller.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Caller => Caller.decode(value),
+  },
   createProject: {
     path: "/engram.admin.v1.AdminService/CreateProject" as const,
     requestStream: false as const,
@@ -871,6 +1083,8 @@ export const AdminServiceService = {
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
+  /** Who the caller's key is: its project, trust and whom it acts for. Any valid key; never the secret. */
+  getCaller: handleUnaryCall<GetCallerRequest, Caller>;
   createProject: handleUnaryCall<CreateProjectRequest, Project>;
   /** Creates a key; the raw secret is returned only here, once. */
   createKey: handleUnaryCall<CreateKeyRequest, CreateKeyResponse>;
@@ -879,6 +1093,22 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
 }
 
 export interface AdminServiceClient extends Client {
+  /** Who the caller's key is: its project, trust and whom it acts for. Any valid key; never the secret. */
+  getCaller(
+    request: GetCallerRequest,
+    callback: (error: ServiceError | null, response: Caller) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Caller) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Caller) => void,
+  ): ClientUnaryCall;
   createProject(
     request: CreateProjectRequest,
     callback: (error: ServiceError | null, response: Project) => void,
