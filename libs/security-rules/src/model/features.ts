@@ -33,29 +33,31 @@ function isSpace(c: number): boolean {
  */
 export function segmentsOf(text: string): Segment[] {
   const out: Segment[] = [];
+  const n = text.length;
   let start = 0;
   let visible = 0;
-  const push = (end: number) => {
+  // No closure over the loop's variables: a captured variable lives in a heap context, and this
+  // loop runs over every character of every write.
+  for (let i = 0; i <= n; i++) {
+    let cut = i === n;
+    if (!cut) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== NL && c !== CR) visible++;
+      // Too short to stand alone: the piece joins the next sentence or line.
+      cut =
+        visible >= MIN_SEGMENT &&
+        (c === NL || ((c === 46 || c === 33 || c === 63) && i + 1 < n && isSpace(text.charCodeAt(i + 1))));
+    } else if (start >= n) break;
+    if (!cut) continue;
+    const end = i === n ? n : i + 1;
     let s = start;
     while (s < end && isSpace(text.charCodeAt(s))) s++;
     let e = end;
     while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
-    if (e > s) {
-      for (let a = s; a < e; a += MAX_SEGMENT) out.push({ start: a, end: Math.min(e, a + MAX_SEGMENT) });
-    }
+    for (let a = s; a < e; a += MAX_SEGMENT) out.push({ start: a, end: Math.min(e, a + MAX_SEGMENT) });
     start = end;
     visible = 0;
-  };
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (!isSpace(c)) visible++;
-    const boundary =
-      c === NL || ((c === 46 || c === 33 || c === 63) && i + 1 < n && isSpace(text.charCodeAt(i + 1)));
-    // Too short to stand alone: the piece joins the next sentence or line.
-    if (boundary && visible >= MIN_SEGMENT) push(i + 1);
   }
-  if (start < n) push(n);
   if (out.length === 0 && n > 0) out.push({ start: 0, end: n });
   return out;
 }
