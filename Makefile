@@ -84,7 +84,10 @@ bench-tracing: build ## What tracing costs per boundary, off and on; updates doc
 bench-security: install ## Content-security confusion matrices and latency per stage; updates docs/benchmarks.md
 	$(TSX) scripts/bench/security.ts
 
+train-injection-model: install ## Train the learned injection signal on the dev corpora; writes libs/security-rules/src/model/injection-model.data.ts
+	$(TSX) scripts/train-injection-model.ts
+
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security train-injection-model clean

@@ -13,6 +13,7 @@ export const DETECTION_TYPES = {
     'indirect_instruction',
     'fake_turn',
     'delimiter_attack',
+    'learned_model',
     'llm_classifier',
   ],
 } as const satisfies Record<DetectionCategory, readonly string[]>;
@@ -38,4 +39,6 @@ export interface Finding {
   readonly type: string;
   readonly start: number;
   readonly end: number;
+  /** Set by a strong injection rule: one that applies to an internal agent's own instructions too. */
+  readonly strong?: boolean;
 }

@@ -51,12 +51,17 @@ export type { ContentPolicy } from './policy/content-policy.ts';
 export { redact, redactionToken } from './policy/redact.ts';
 export type { RedactionSpan } from './policy/redact.ts';
 export { applyRedaction } from './policy/apply-redaction.ts';
-export { forEachString, scanWrite } from './policy/scan-fields.ts';
-export type { ScannableWrite } from './policy/scan-fields.ts';
-export { scanText } from './policy/scan-text.ts';
-export type { StageSwitches } from './policy/scan-text.ts';
-export { LLM_INJECTION_FLAG, screenContent } from './policy/screen-content.ts';
+export { forEachString, scanWrite, scanWriteInContext } from './policy/scan-fields.ts';
+export type { ScannableWrite, WriteScan } from './policy/scan-fields.ts';
+export { modelThreshold, scanInContext, scanText } from './policy/scan-text.ts';
+export type { ContextScan, StageSwitches } from './policy/scan-text.ts';
+export { SCREENING_PROFILES, screeningProfile } from './policy/screening-profile.ts';
+export type { ScreeningProfile, WriteContext } from './policy/screening-profile.ts';
+export { injectionModel, scoreWithModel } from './model/injection-model.ts';
+export type { InjectionModelData, ModelScore } from './model/injection-model.ts';
+export { LLM_INJECTION_FLAG, screenContent, uncertainData } from './policy/screen-content.ts';
 export type {
+  ClassifierEscalation,
   DecidedDetection,
   ScreenContext,
   ScreenOptions,

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EngramConfig } from '@engram/config';
 import { canonicalJson } from '@engram/integrity';
+import { INJECTION_MODEL_DATA } from './model/injection-model.data.ts';
 
-/** Version of the scanner rules; bump with every change to a detection rule. */
-export const SCANNER_RULES_VERSION = 'stages1-4-2026.11.21.1';
+/**
+ * Version of the scanner rules and of the learned injection signal; bump the date part with every
+ * change to a detection rule (a retrained model changes its id, so the version follows by itself).
+ */
+export const SCANNER_RULES_VERSION = `stages1-4-2026.11.26.1+model.${INJECTION_MODEL_DATA.id}`;
 
 /** The policy settings that decide a verdict; their hash is the policy_version. */
 export function policySettings(config: EngramConfig) {

@@ -12,6 +12,12 @@ export interface Rule {
   readonly pattern: string;
   readonly caseSensitive?: boolean;
   /**
+   * Injection rules: `strong` when the rule describes an attack whoever writes it (it applies to an
+   * internal agent's own procedures too); `contextual` (the default) when the same words can be an
+   * ordinary instruction in such a memory. See policy/screening-profile.ts.
+   */
+  readonly tier?: 'strong' | 'contextual';
+  /**
    * Accepts or refuses one match; may narrow it to a sub-span (e.g. the value of an assignment).
    * Returns undefined to refuse.
    */
@@ -105,7 +111,13 @@ export class RuleScanner {
         const end = toUtf16(byteEnd);
         const span = rule.accept ? rule.accept(text, start, end) : { start, end };
         if (span) {
-          findings.push({ category: rule.category, type: rule.type, start: span.start, end: span.end });
+          findings.push({
+            category: rule.category,
+            type: rule.type,
+            start: span.start,
+            end: span.end,
+            ...(rule.tier === 'strong' ? { strong: true } : {}),
+          });
           count++;
         }
       }

@@ -1,15 +1,18 @@
 import type { Finding } from '../detection.ts';
+import { injectionModel, scoreWithModel } from '../model/injection-model.ts';
 import { RuleScanner } from '../rule-scanner.ts';
 import { SENSITIVE_RULES } from '../stage2/sensitive-rules.ts';
+import { DATA_RULES } from '../stage3/data-rules.ts';
 import { foldForScan } from '../stage3/fold-text.ts';
 import { INJECTION_RULES } from '../stage3/injection-rules.ts';
+import type { ScreeningProfile } from './screening-profile.ts';
 
 export interface StageSwitches {
   readonly stage2: boolean;
   readonly stage3: boolean;
 }
 
-let scanners: { both: RuleScanner; stage2: RuleScanner; stage3: RuleScanner } | undefined;
+let scanners: { both: RuleScanner; stage2: RuleScanner; stage3: RuleScanner; data: RuleScanner } | undefined;
 
 /** Compiled once, on first use (never at import time). */
 function get() {
@@ -17,6 +20,7 @@ function get() {
     both: new RuleScanner([...SENSITIVE_RULES, ...INJECTION_RULES]),
     stage2: new RuleScanner(SENSITIVE_RULES),
     stage3: new RuleScanner(INJECTION_RULES),
+    data: new RuleScanner(DATA_RULES),
   };
   return scanners;
 }
@@ -26,6 +30,7 @@ function get() {
  * in a text holding characters used to hide words from filters (zero-width characters, fullwidth or
  * other compatibility forms), a folded copy is scanned for injection too; its findings cover the
  * whole text (folded offsets do not map back), so a redaction removes the whole field.
+ * These are the rules alone, every tier; scanInContext adds the profile and the learned signal.
  */
 export function scanText(text: string, stages: StageSwitches): Finding[] {
   const s = get();
@@ -40,4 +45,38 @@ export function scanText(text: string, stages: StageSwitches): Finding[] {
     }
   }
   return findings;
+}
+
+/** The findings of one text in a profile, and the learned signal's score of it (0 when not run). */
+export interface ContextScan {
+  readonly findings: Finding[];
+  readonly modelScore: number;
+}
+
+/** The learned signal's threshold in a profile (above 1: it never decides alone there). */
+export function modelThreshold(profile: ScreeningProfile): number {
+  return injectionModel().data.thresholds[profile];
+}
+
+/**
+ * Stages 2-3 as a write in `profile` gets them: the rules of its tiers (only strong injection rules
+ * for an internal agent's instructions), then the learned signal over the text (folded when it
+ * hides characters): at or above the profile's threshold it is an injection finding of type
+ * learned_model spanning its most injection-like sentence.
+ */
+export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
+  let findings = scanText(text, stages);
+  if (profile === 'instructions') findings = findings.filter((f) => f.category !== 'injection' || f.strong);
+  if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
+  const folded = foldForScan(text);
+  if (profile === 'data' && !findings.some((f) => f.category === 'injection')) {
+    const found = get().data.scan(folded);
+    for (const f of found) findings.push(folded === text ? f : { ...f, start: 0, end: text.length });
+  }
+  const best = scoreWithModel(folded);
+  if (best.score >= modelThreshold(profile)) {
+    const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
+    findings.push({ category: 'injection', type: 'learned_model', ...span });
+  }
+  return { findings, modelScore: best.score };
 }

@@ -9,7 +9,9 @@ import {
 import { applyRedaction } from './apply-redaction.ts';
 import { actionFor, type ContentPolicy } from './content-policy.ts';
 import { moreSevere, type PolicyAction } from './policy-action.ts';
-import { scanWrite, type ScannableWrite } from './scan-fields.ts';
+import { injectionModel } from '../model/injection-model.ts';
+import { scanWriteInContext, type ScannableWrite, type WriteScan } from './scan-fields.ts';
+import type { ScreeningProfile } from './screening-profile.ts';
 
 export const LLM_INJECTION_FLAG = 'llm_injection_flagged';
 
@@ -18,7 +20,20 @@ export interface ScreenContext {
   readonly scope: Scope;
   /** The content trust label it will be stored with. */
   readonly trustLevel: string;
+  /** The memory type (standard when absent): procedures, control rules and strategies are instructions. */
+  readonly memoryType?: string | undefined;
+  /** The provenance channel (rest, grpc, mcp, cli, internal). */
+  readonly channel?: string | undefined;
 }
+
+/**
+ * When stage 4 is asked, among the writes the specification allows it for. `conditions`: every such
+ * write (the specification's reading, the default). `uncertain`: for content screened as data
+ * (untrusted, or stored through MCP), only when no rule fired and the learned signal's score lies in
+ * its uncertain band; other writes the conditions admit (global or shared scope, a stage-3 finding)
+ * are asked as before.
+ */
+export type ClassifierEscalation = 'conditions' | 'uncertain';
 
 export interface ScreenOptions {
   readonly policy: ContentPolicy;
@@ -26,6 +41,8 @@ export interface ScreenOptions {
   readonly classifier?: InjectionClassifier | undefined;
   /** INJECTION_CLASSIFIER_CONFIDENCE_THRESHOLD (default 0.7). */
   readonly classifierThreshold?: number;
+  /** Default `conditions`. */
+  readonly classifierEscalation?: ClassifierEscalation | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -44,18 +61,37 @@ export interface ScreenResult<W extends ScannableWrite> {
   /** The write to store: redacted where the action of a detection is redact. */
   readonly write: W;
   readonly classifier: ClassifierOutcome;
+  /** The screening profile the write was screened with, and the learned signal's highest score. */
+  readonly profile: ScreeningProfile;
+  readonly modelScore: number;
 }
 
 const LOW_TRUST = new Set(['untrusted', 'unknown']);
 
 /** The specification's conditions for stage 4. */
-function classifierRequired(ctx: ScreenContext, detections: readonly Detection[]): boolean {
+function classifierAllowed(ctx: ScreenContext, detections: readonly Detection[]): boolean {
   return (
     LOW_TRUST.has(ctx.trustLevel) ||
     ctx.scope === 'agent-shared' ||
     ctx.scope === 'global' ||
     detections.some((d) => d.stage === 3)
   );
+}
+
+/** Whether the learned signal is unsure about data: no rule fired and its score is in the band. */
+export function uncertainData(scan: WriteScan): boolean {
+  if (scan.profile !== 'data') return false;
+  if (scan.detections.some((d) => d.stage === 3 && d.type !== 'learned_model')) return false;
+  const { low, high } = injectionModel().data.band;
+  return scan.modelScore >= low && scan.modelScore < high;
+}
+
+function classifierRequired(opts: ScreenOptions, ctx: ScreenContext, scan: WriteScan): boolean {
+  if (!classifierAllowed(ctx, scan.detections)) return false;
+  if ((opts.classifierEscalation ?? 'conditions') === 'conditions' || scan.profile !== 'data') return true;
+  // Data under `uncertain`: only what the rules and the learned signal are unsure about, unless the
+  // scope alone calls for the classifier.
+  return ctx.scope !== 'agent-private' || uncertainData(scan);
 }
 
 function textForClassifier(write: ScannableWrite): string {
@@ -68,12 +104,12 @@ async function runClassifier(
   opts: ScreenOptions,
   ctx: ScreenContext,
   write: ScannableWrite,
-  detections: readonly Detection[],
+  scan: WriteScan,
   regexAction: PolicyAction,
 ): Promise<ClassifierOutcome> {
   if (!opts.classifier) return { ran: false, reason: 'disabled' };
   if (regexAction === 'reject') return { ran: false, reason: 'already_rejected' };
-  if (!classifierRequired(ctx, detections)) return { ran: false, reason: 'not_required' };
+  if (!classifierRequired(opts, ctx, scan)) return { ran: false, reason: 'not_required' };
   try {
     const confidence = await opts.classifier.classify(textForClassifier(write), opts.signal);
     const threshold = opts.classifierThreshold ?? 0.7;
@@ -90,7 +126,8 @@ function unique(values: readonly string[]): string[] {
 }
 
 /**
- * Stages 2-4 and the content policy for one write at a given scope and trust: detections, each
+ * Stages 2-4 and the content policy for one write at a given scope and trust, screened in the
+ * profile its trust, memory type and channel give it (policy/screening-profile.ts): detections, each
  * with its category's action; the most severe action; content_flags; the redacted write. Never
  * throws for content: a reject is a result, the caller records it and refuses the write.
  */
@@ -99,13 +136,13 @@ export async function screenContent<W extends ScannableWrite>(
   ctx: ScreenContext,
   opts: ScreenOptions,
 ): Promise<ScreenResult<W>> {
-  const found = scanWrite(write);
-  const decided: DecidedDetection[] = found.map((d) => ({
+  const scan = scanWriteInContext(write, ctx);
+  const decided: DecidedDetection[] = scan.detections.map((d) => ({
     ...d,
     action: actionFor(opts.policy, d.category, ctx.scope),
   }));
   let action = decided.reduce<PolicyAction>((a, d) => moreSevere(a, d.action), 'allow');
-  const classifier = await runClassifier(opts, ctx, write, found, action);
+  const classifier = await runClassifier(opts, ctx, write, scan, action);
   const flags = decided
     .filter((d) => d.action === 'flag' || d.action === 'redact')
     .map((d) => `${d.category}:${d.type}`);
@@ -133,5 +170,7 @@ export async function screenContent<W extends ScannableWrite>(
     taint: unique(decided.map((d) => `${d.category}:${d.type}`)),
     write: applyRedaction(write, toRedact),
     classifier,
+    profile: scan.profile,
+    modelScore: scan.modelScore,
   };
 }

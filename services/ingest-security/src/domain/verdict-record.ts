@@ -33,7 +33,8 @@ function countByStage(detections: readonly DecidedDetection[], stage: number): n
 }
 
 /**
- * The full content-security verdict recorded in provenance: the action, each stage's outcome,
+ * The full content-security verdict recorded in provenance: the action, each stage's outcome (stage
+ * 3 with its screening profile and learned-signal score),
  * every detection (category, type, action, stage, field, span), the classifier outcome, and how
  * the scope was decided.
  */
@@ -46,7 +47,13 @@ export function verdictRecord(
     stages: {
       '1': 'passed',
       '2': { detections: countByStage(screened.detections, 2) },
-      '3': { detections: countByStage(screened.detections, 3) },
+      // The profile the write was screened in and the learned signal's score say why stage 3 decided
+      // as it did (policy/screening-profile.ts in @engram/security-rules).
+      '3': {
+        detections: countByStage(screened.detections, 3),
+        profile: screened.profile,
+        model_score: Math.round(screened.modelScore * 1000) / 1000,
+      },
       '4': { ...screened.classifier },
     },
     detections: screened.detections.slice(0, MAX_RECORDED_DETECTIONS).map(detectionRecord),

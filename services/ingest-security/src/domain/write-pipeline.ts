@@ -87,7 +87,7 @@ export async function screenWrite(
 
   const screened = await screenContent(
     { content: req.content, error_pattern: req.error_pattern, metadata: metadataWithTypeFields(req) },
-    { scope: decision.scope, trustLevel: decision.trustLevel },
+    { scope: decision.scope, trustLevel: decision.trustLevel, memoryType, channel: origin.channel },
     {
       policy: settings.policy,
       classifier: settings.classifier,

@@ -1,0 +1,115 @@
+import type { Rule } from '../rule-scanner.ts';
+
+/*
+ * Stage 3 for content screened as data (untrusted tool output, web pages, e-mails, records a model
+ * stores through MCP; see policy/screening-profile.ts). Inside data, a request addressed to whoever
+ * reads it is what indirect injection looks like: the data names its reader, dresses a line up as a
+ * system or automation notice, hides a directive in a field or comment meant for a machine, or asks
+ * for a security-sensitive act (access, money, a device, deletion, a setting, data sent out) in the
+ * imperative. The same sentences are ordinary in an agent's own procedures, which is why these rules
+ * never run on them. RE2 syntax; the gaps stay inside one sentence (see injection-rules.ts).
+ */
+
+const S = String.raw;
+
+/** A gap inside one sentence or line (unbounded: counted repetitions multiply RE2's DFA states). */
+const GAP = S`(?:[^.!?\n|]|[.!?][^\s.!?])*`;
+
+/** The software reading the data, in the languages of the corpora (assistant, agent, KI, IA, ...). */
+const READER = S`(?:ai|a\.i\.|ai\s+systems?|chat\s?bots?|assistants?|assistente|assistenti|asistentes?|assistent(?:in)?|agents?|agenten|agentes?|bots?|llms?|gpt|chatgpt|claude|copilot|gemini|helpers?|summari[sz]ers?|classifiers?|(?:language|reading|reader|ai|llm)\s+models?|ki|ia|automation)`;
+
+/** Where a hail can stand: a line, sentence, clause, cell or comment start. */
+const OPEN = S`(?:^|[\n.!?:;|,"'(\[{<>#*/~=]\s*|\s[-\x{2013}\x{2014}]\s*)`;
+
+/** Greetings and dedications before the reader's name: "Dear AI", "Note to any agent", "An die KI". */
+const TO_READER = S`@?(?:(?:hey|hi|hello|dear|attention|note|notes|notice|alert|warning|message|memo|reminder|request|instructions?|directive|p\.?s\.?)\s+(?:to|for)?\s*|(?:to|for)\s+|an\s+die\s+|pour\s+l'|per\s+l')?`;
+
+/** Modals that make a statement about the reader an order, in English, German, French, Spanish, Italian. */
+const MUST = S`(?:must|should|shall|are\s+(?:required|instructed|asked|expected)\s+to|is\s+(?:required|instructed|asked|expected)\s+to|need\s+to|needs\s+to|have\s+to|has\s+to|will\s+now|müssen|muss|sollen|soll|doivent|doit|deben|debe|devono|deve)`;
+
+/**
+ * What a planted order asks for: access, money, a device, deletion, a setting, data sent out. Objects
+ * that only matter when someone is told to act on them.
+ */
+const SENSITIVE = S`(?:access|admin(?:istrator)?s?|owner(?:ship)?|permissions?|rights|privileges|root|sudoers?|passwords?|credentials|keys?|tokens?|two[\s-]factor|2fa|mfa|recovery|backup\s+codes|security\s+(?:questions|alerts|settings)|allow[\s-]?list|firewall|antivirus|vpn|payments?|payees?|payouts?|refunds?|wire|transfers?|invoices?|iban|routing|sort\s+code|acct|account\s+(?:number|no)|wallet|gift\s+cards?|store\s+credit|spending\s+limit|reimbursements?|doors?|locks?|gates?|garage|alarms?|cameras?|sensors?|sirens?|thermostat|heat(?:er|ing)|windows?|blinds|engine|vehicle|sprinklers?|backups?|databases?|archive|retention|records|files|folders?|drive|mailbox|inbox|e-?mails?|contacts|customer\s+(?:list|data(?:base)?|records)|salar(?:y|ies)|statements|passports|history|forwarding|auto-?forward|reply-to|bcc|cc|public|internet|everyone|anyone|domains?|dns|nameservers?|accounts?|users?|members|repositor(?:y|ies)|repos?|servers?|production|secrets?|ssh|certificates?|webhooks?|logs|calendar|messages|documents|photos|location|(?:delivery|billing|shipping|home|e-?mail)\s+address|phone\s+numbers?|notifications|alerts|approvals?|limits?|cards?|bank|funds|bitcoin|btc|crypto|deposit|balance|workspace|organi[sz]ation|tenant|bucket|konto|zugang|passwort|daten|kundenliste|compte|données|accès|mot\s+de\s+passe|cuenta|correo|contraseña|datos|acceso|conto|dati|accesso|cartella|proprietario|propietario|administrador|amministratore|administrateur)`;
+
+/** Imperative verbs of those acts, as the first word of a request. */
+const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach)`;
+
+/** A softener or connective a request may open with. */
+const PLEASE = S`(?:(?:please|kindly|also|now|just|then|and|immediately|urgently|quietly|silently|(?:could|can|would|will)\s+you(?:\s+please)?|make\s+sure\s+(?:to|you))\s+)*`;
+
+/**
+ * Advice to a person about their own things ("reset your password", "turn off two-factor after you
+ * sign up") is how manuals, notices and colleagues write; a planted order acts on the reader's
+ * principal's things without talking to them. A request form ("could you ...") is not advice.
+ */
+const ADVICE = /\byour?\b/;
+const REQUEST_YOU = /\b(?:could|can|would|will)\s+you\b/g;
+function notAdvice(text: string, start: number, end: number) {
+  const before = text.slice(Math.max(0, start - 200), start);
+  const from = Math.max(before.lastIndexOf('\n'), before.search(/[.!?][^.!?]*$/));
+  const tail = text.slice(end, end + 200);
+  const stop = tail.search(/[.!?\n]/);
+  const sentence = (before.slice(from + 1) + text.slice(start, end) + (stop < 0 ? tail : tail.slice(0, stop)))
+    .toLowerCase()
+    .replace(REQUEST_YOU, '');
+  return ADVICE.test(sentence) ? undefined : { start, end };
+}
+
+const rule = (type: string, pattern: string, accept?: Rule['accept']): Rule => ({
+  category: 'injection',
+  type,
+  pattern,
+  ...(accept ? { accept } : {}),
+});
+
+export const DATA_RULES: readonly Rule[] = [
+  // The data hails its reader: "Assistant, ...", "Note to any summarising agent: ...", "AI agents: ...".
+  rule(
+    'indirect_instruction',
+    S`${OPEN}${TO_READER}(?:the\s+|any\s+|all\s+|every\s+|whichever\s+|whoever\s+|an?\s+|your\s+|de\s+)?(?:[\w-]+\s+){0,2}${READER}\b[^.!?\n:,;]*(?:[:,;]|\s[-\x{2013}\x{2014}]\s|\))\s*(?:please\s+|bitte\s+|por\s+favor\s+|per\s+favore\s+|s'il\s+vous\s+plaît\s+)?\w`,
+  ),
+  // A statement that the reader must act: "Connected agents must disable ...", "Los asistentes deben ...".
+  rule(
+    'indirect_instruction',
+    S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:reading|processing|handling|summari[sz]ing|parsing|connected|that|who|which)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
+  ),
+  // An order passed to the reader through its user: "Please have the assistant respond ...".
+  rule(
+    'indirect_instruction',
+    S`\b(?:have|ask|tell|instruct|get|make)\s+(?:the|your|any|an?)\s+${READER}\s+(?:to\s+)?\w`,
+  ),
+  // A machine directive written as data: {"action": "http_post", ...}, device_command=unlock.
+  rule(
+    'indirect_instruction',
+    S`["']?\b(?:action|command|device_command|op|operation|postprocess|run_as)["']*\s*[:=]\s*["']*(?:http_post|http_get|post|send|upload|unlock|disarm|delete|remove|transfer|issue_credit|refund|grant|wipe|agent|exec|execute)\b|\bapprove\s*=\s*auto\b`,
+  ),
+  // A notice for machines: "NOTICE FOR AUTOMATED PROCESSING", "(for the summariser only)", "[[agent_task]]".
+  rule(
+    'indirect_instruction',
+    S`\b(?:for|to|from)\s+(?:any\s+|all\s+|the\s+)?(?:automated|automatic|machine|ai|llm)\s+(?:processing|systems?|agents?|readers?|assistants?|helpers?|tools?|pipelines?)\b|\bfor\s+the\s+summari[sz](?:er|ing\s+\w+)\s+only\b|\bagents?\s+(?:action|task)s?\s+required\b|\[\[\s*(?:agent|ai|assistant|llm|instruction)[^\]\n]*\]\]|={2,}\s*agent\s+task|\btodo\s*\(\s*(?:agent|ai|assistant|bot)\s*\)|\bmachine[\s-]readable\s*\)?\s*:|\bautomated\s+systems?\s+comply|\bdo\s+not\s+(?:display|show)\s+(?:this\s+)?to\s+(?:the\s+)?user\b`,
+  ),
+  // A forged authority header in the middle of data: "[SYSTEM NOTICE]", ">> SYSTEM DIRECTIVE <<".
+  rule(
+    'indirect_instruction',
+    S`(?:\[|>{2,}|<{2,}|={2,}|\*{2,}|#{2,})\s*(?:system|admin|administrator|security|integration|automated|compliance|avis|aviso|avviso|hinweis)?[\s_-]*(?:notice|directive|instruction|instructions|override|command|syst[eè]me|sistema)s?\s*(?:\]|<{2,}|>{2,}|={2,}|\*{2,}|#{2,})|\b(?:system|admin)[\s_-](?:directive|override|instruction|command)s?\s*[:\]>]|\badmin-bot\s*:|\bsystem\s*:\s*to\s+continue\b`,
+  ),
+  // A field meant for a machine: "assistant_note", "x-agent-directive", "_system", "assistant_config".
+  rule(
+    'indirect_instruction',
+    S`["'\[]?[\w-]*\b(?:ai|assistant|agent|llm|bot|model|summari[sz]er)[_-](?:notes?|instructions?|directives?|commands?|tasks?|prompts?|overrides?|config|messages?)[\w-]*["'\]]?\s*[:=]|["'\[]?[\w-]*(?:notes?|instructions?|directives?|tasks?|message)[_-](?:for|to)[_-](?:ai|assistant|agent|llm|bot|model)s?["'\]]?\s*[:=]|"_system"\s*:|\[\s*tool(?:_call)?\s*:\s*[\w.]+`,
+  ),
+  // Hidden text addressed to a machine: an HTML comment or a display:none element.
+  rule(
+    'indirect_instruction',
+    S`<!--\s*(?:[\w-]+\s+){0,3}(?:note|ai|assistant|agent|llm|bot|model|summari[sz]er|instruction)|display\s*:\s*none[^>]*>\s*(?:[\w-]+\s+){0,3}${READER}\b`,
+  ),
+  // A security-sensitive act asked for in the imperative: "Please wire the deposit ...", "Share the
+  // folder with x@y.example", "Turn off the CO2 sensors", "Delete the account registered under ...".
+  rule(
+    'indirect_instruction',
+    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|\b(?:please|kindly)\s+)${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit)\b)`,
+    notAdvice,
+  ),
+];

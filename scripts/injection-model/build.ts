@@ -1,0 +1,166 @@
+/**
+ * Builds the learned injection signal from the corpora in this repository: trains on the dev parts
+ * only, chooses each profile's threshold and the stage-4 band on the validation parts, and renders
+ * libs/security-rules/src/model/injection-model.data.ts. Never opens a sealed file. Used by
+ * scripts/train-injection-model.ts (`make train-injection-model`) and by the test that checks the
+ * shipped file is what a fresh run gives.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  scanText,
+  screeningProfile,
+  scoreWithModel,
+  type InjectionModelData,
+  type ScreeningProfile,
+} from '@engram/security-rules';
+import { DEFAULT_TRAIN_OPTIONS, quantize, trainInjectionModel } from '@engram/security-rules/train';
+import {
+  engramBenign,
+  engramDirect,
+  engramHardNegatives,
+  engramIndirect,
+  olderBenchData,
+  type EngramSplit,
+  type Item,
+} from '../bench/security/corpora.ts';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const EVAL_DIR = join(ROOT, 'libs', 'security-rules', 'eval');
+export const BENCH_DATA_DIR = join(ROOT, 'libs', 'security-rules', 'bench-data');
+export const MODEL_FILE = join(ROOT, 'libs', 'security-rules', 'src', 'model', 'injection-model.data.ts');
+
+/** The Engram corpora of one split (the older bench files are all dev). */
+export function engramItems(split: EngramSplit): Item[] {
+  const splits = [split];
+  const direct = engramDirect(EVAL_DIR, splits);
+  return [
+    ...engramBenign(EVAL_DIR, splits).items,
+    ...engramIndirect(EVAL_DIR, splits).items,
+    ...engramHardNegatives(EVAL_DIR, splits).items,
+    ...(direct?.items ?? []),
+    ...(split === 'dev' ? olderBenchData(BENCH_DATA_DIR).items : []),
+  ];
+}
+
+/** Validation targets the thresholds are chosen for (see the model card). */
+export const TARGETS = {
+  /** Share of benign validation items screened as data that the model may flag beyond the rules. */
+  dataFpr: 0.05,
+  /** Share of benign validation items screened as everyday memories that the model may flag beyond the rules. */
+  memoryFpr: 0.01,
+  /** Share of data-profile validation items the uncertain band may send to stage 4. */
+  bandCallRate: 0.15,
+} as const;
+
+interface Scored {
+  readonly item: Item;
+  readonly profile: ScreeningProfile;
+  /** Whether a rule of the profile's tiers fired. */
+  readonly rules: boolean;
+  readonly score: number;
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/**
+ * The lowest threshold on a 0.01 grid at which the model flags at most `target` of the negatives
+ * that no rule flags already; above 1 (never) when even 0.99 flags more.
+ */
+function lowestThreshold(negatives: readonly Scored[], target: number): number {
+  for (let t = 1; t <= 99; t++) {
+    const th = t / 100;
+    const added = negatives.filter((s) => !s.rules && s.score >= th).length;
+    if (negatives.length === 0 || added / negatives.length <= target) return th;
+  }
+  return 2;
+}
+
+export interface BuiltModel {
+  readonly data: InjectionModelData;
+  /** The file text of injection-model.data.ts. */
+  readonly source: string;
+  readonly summary: string[];
+}
+
+export function buildModel(): BuiltModel {
+  const dev = engramItems('dev');
+  const trained = trainInjectionModel(dev.map((i) => ({ text: i.text, injection: i.injection })));
+  const { scale, bytes } = quantize(trained.weights);
+  const weights = new Float32Array(trained.weights.length);
+  for (let i = 0; i < weights.length; i++) weights[i] = bytes.readInt16LE(i * 2) * scale;
+  const bias = round4(trained.bias);
+  const probe: InjectionModelData = {
+    format: 1,
+    id: '',
+    bits: trained.bits,
+    scale,
+    bias,
+    weights: '',
+    thresholds: { data: 2, memory: 2, instructions: 2 },
+    band: { low: 2, high: 2 },
+  };
+  const model = { data: probe, weights };
+
+  const validation: Scored[] = engramItems('validation').map((item) => {
+    const profile = screeningProfile(item);
+    const found = scanText(item.text, { stage2: false, stage3: true });
+    const rules = found.some((f) => profile !== 'instructions' || f.strong === true);
+    return { item, profile, rules, score: scoreWithModel(item.text, model).score };
+  });
+  const negativesIn = (p: ScreeningProfile) => validation.filter((s) => !s.item.injection && s.profile === p);
+  const data = lowestThreshold(negativesIn('data'), TARGETS.dataFpr);
+  const memory = Math.max(data, lowestThreshold(negativesIn('memory'), TARGETS.memoryFpr));
+  // The band: from the lowest score that keeps the stage-4 call share within its target, up to halfway
+  // between the data threshold and 1 (a confident model flag is not sent to the LLM).
+  const dataItems = validation.filter((s) => s.profile === 'data' && !s.rules);
+  const high = data > 1 ? 2 : round4(data + (1 - data) / 2);
+  let low = high;
+  for (let t = Math.round(Math.min(data, 1) * 100); t >= 1; t--) {
+    const th = t / 100;
+    const calls = dataItems.filter((s) => s.score >= th && s.score < high).length;
+    if (calls / Math.max(1, validation.filter((s) => s.profile === 'data').length) > TARGETS.bandCallRate)
+      break;
+    low = th;
+  }
+  const thresholds = { data, memory, instructions: 2 };
+  const band = { low, high };
+  const settings = { bits: trained.bits, scale, bias, thresholds, band, train: DEFAULT_TRAIN_OPTIONS };
+  const id = createHash('sha256').update(JSON.stringify(settings)).update(bytes).digest('hex').slice(0, 16);
+  const out: InjectionModelData = {
+    format: 1,
+    id,
+    bits: trained.bits,
+    scale,
+    bias,
+    weights: bytes.toString('base64'),
+    thresholds,
+    band,
+  };
+  const source = [
+    '// Generated by scripts/train-injection-model.ts (`make train-injection-model`): do not edit.',
+    '// What it is, what it was trained on and how its thresholds were chosen: MODEL-CARD.md beside it.',
+    "import type { InjectionModelData } from './model-data.ts';",
+    '',
+    'export const INJECTION_MODEL_DATA: InjectionModelData = {',
+    '  format: 1,',
+    `  id: '${id}',`,
+    `  bits: ${out.bits},`,
+    `  scale: ${scale},`,
+    `  bias: ${bias},`,
+    `  thresholds: { data: ${data}, memory: ${memory}, instructions: ${thresholds.instructions} },`,
+    `  band: { low: ${low}, high: ${high} },`,
+    '  weights:',
+    `    '${out.weights}',`,
+    '};',
+    '',
+  ].join('\n');
+  const count = (items: readonly Item[], pred: (i: Item) => boolean) => items.filter(pred).length;
+  const summary = [
+    `trained on ${dev.length} dev items (${count(dev, (i) => i.injection)} attacks, ${count(dev, (i) => !i.injection)} benign)`,
+    `validation items: ${validation.length}; thresholds ${JSON.stringify(thresholds)}; band ${JSON.stringify(band)}`,
+    `model id ${id}; ${bytes.length} weight bytes`,
+  ];
+  return { data: out, source, summary };
+}
