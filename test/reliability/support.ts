@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import type { ManagedProcess } from '@engram/testing';
+import {
+  PrivatePostgres,
+  startDistributed,
+  TestNatsServer,
+  TestRedisServer,
+  type DistributedEngram,
+  type ManagedProcess,
+} from '@engram/testing';
 
 /** How a fault test's long version is chosen: `make reliability` sets ENGRAM_RELIABILITY=long. */
 export const LONG = process.env.ENGRAM_RELIABILITY === 'long';
@@ -102,9 +109,19 @@ export async function runLoad(
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Unique content for a write (no deduplication between writes). */
+const WORDS = (
+  'amber basil cedar delta ember fjord grove harbor island juniper kestrel lagoon meadow nectar ' +
+  'orchid pebble quarry raven spruce tundra upland valley willow yarrow zephyr acorn birch comet ' +
+  'dune eagle falcon glacier'
+).split(' ');
+
+/**
+ * Unique content for a write (no deduplication between writes): words only, since random digits or
+ * hex can look like personal data or a secret to content screening.
+ */
 export function uniqueContent(client: number, seq: number): string {
-  return `Reliability write ${client}/${seq} ${randomBytes(6).toString('hex')}: rotate the staging certificates weekly.`;
+  const words = [...randomBytes(6)].map((b) => WORDS[b % WORDS.length]).join(' ');
+  return `Reliability write by writer ${client}, step ${seq}: ${words}; rotate the staging certificates weekly.`;
 }
 
 export function percentile(values: readonly number[], p: number): number {
@@ -147,4 +164,69 @@ export function collectLines(p: ManagedProcess, match: RegExp): string[] {
   p.child.stdout?.on('data', onData);
   p.child.stderr?.on('data', onData);
   return kept;
+}
+
+/** The distributed suite on a PostgreSQL, a nats-server and (optionally) a redis-server of its own. */
+export interface FaultSuite {
+  readonly pg: PrivatePostgres;
+  readonly nats: TestNatsServer;
+  readonly redis: TestRedisServer | undefined;
+  readonly engram: DistributedEngram;
+  readonly stream: string;
+  stop(): Promise<void>;
+}
+
+export async function startFaultSuite(
+  opts: { redis?: boolean; env?: Record<string, string> } = {},
+): Promise<FaultSuite> {
+  const pg = await PrivatePostgres.create();
+  let nats: TestNatsServer | undefined;
+  let redis: TestRedisServer | undefined;
+  try {
+    const url = await pg.createDatabase('engram');
+    nats = await TestNatsServer.start();
+    redis = opts.redis ? await TestRedisServer.start() : undefined;
+    const stream = `ENGRAM_AUDIT_REL_${randomBytes(4).toString('hex').toUpperCase()}`;
+    const engram = await startDistributed({
+      databaseUrl: url,
+      natsUrl: nats.url,
+      natsStream: stream,
+      env: { ...UNLIMITED, ...(redis ? { REDIS_URL: redis.url } : {}), ...opts.env },
+    });
+    const [n, r] = [nats, redis];
+    return {
+      pg,
+      nats,
+      redis,
+      engram,
+      stream,
+      async stop() {
+        await engram.stop();
+        await Promise.all([n.stop(), r?.stop(), pg.remove()]);
+      },
+    };
+  } catch (err) {
+    await Promise.all([nats?.stop(), redis?.stop(), pg.remove()]);
+    throw err;
+  }
+}
+
+/** Prints the error lines of every process and the database's tail (for a failed test). */
+export function printFailureLogs(suite: FaultSuite | undefined, errors: Map<string, string[]>): void {
+  for (const [name, lines] of errors)
+    console.log(
+      `--- ${name} errors ---\n` +
+        lines
+          .slice(-10)
+          .map((l) => l.slice(0, 1500))
+          .join('\n'),
+    );
+  if (suite) console.log(suite.engram.logs().slice(-20_000), suite.pg.tail());
+}
+
+/** Starts keeping the error lines of every process of the suite. */
+export function collectErrors(engram: DistributedEngram): Map<string, string[]> {
+  const errors = new Map<string, string[]>();
+  for (const p of engram.processes.values()) errors.set(p.name, collectLines(p, /"level":"(error|fatal)"/));
+  return errors;
 }

@@ -23,6 +23,21 @@ export const engramSchema = {
     min: 1,
     max: 200,
   }),
+  databaseConnectTimeoutMs: int(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    'PostgreSQL: a new connection must be ready within this, else the request answers 503 DEPENDENCY_UNAVAILABLE.',
+    { default: 3_000, min: 100, max: 600_000 },
+  ),
+  databaseAcquireTimeoutMs: int(
+    'DATABASE_ACQUIRE_TIMEOUT_MS',
+    'PostgreSQL: longest wait for a free pool connection before 503 DEPENDENCY_UNAVAILABLE.',
+    { default: 3_000, min: 100, max: 600_000 },
+  ),
+  databaseQueryTimeoutMs: int(
+    'DATABASE_QUERY_TIMEOUT_MS',
+    'PostgreSQL: longest wait for one statement, on the client (a server that does not answer) and on the server (statement_timeout); then 503 DEPENDENCY_UNAVAILABLE. 0: none. Migrations are not bounded.',
+    { default: 5_000, min: 0, max: 3_600_000 },
+  ),
   hnswEfSearch: int(
     'HNSW_EF_SEARCH',
     'HNSW candidate list of a vector search (pgvector hnsw.ef_search). Higher finds more of the exact nearest neighbours at a higher cost per query: with the hash embedder 200 gave recall@10 0.97 at 100,000 memories and 0.89 at 1,000,000 (0.93 at 400; docs/benchmarks.md).',

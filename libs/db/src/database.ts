@@ -11,6 +11,11 @@ export interface Database {
   readonly knex: Knex;
   /** Reads that tolerate replica lag; the primary when no DATABASE_READ_URL is set. */
   readonly read: Knex;
+  /**
+   * The primary without the query timeout, for migrations (an index build, a wait for another
+   * replica's migration lock); absent when there is no timeout to lift (PGlite, or none set).
+   */
+  readonly unbounded?: Knex;
   /** hnsw.ef_search every session starts with (HNSW_EF_SEARCH). */
   readonly hnswEfSearch: number;
   /** True when the last ping succeeded; drives the health status. */
@@ -27,6 +32,24 @@ export interface DatabaseOptions {
   readonly poolMax?: number;
   /** hnsw.ef_search of every session; default DEFAULT_HNSW_EF_SEARCH. */
   readonly hnswEfSearch?: number;
+  /** PostgreSQL only; each undefined or 0 means none. See DATABASE_TIMEOUTS for what they bound. */
+  readonly timeouts?: DatabaseTimeouts;
+}
+
+/**
+ * How long one process waits on PostgreSQL before it answers 503 DEPENDENCY_UNAVAILABLE, so that a
+ * database that is down, restarting or not answering (a hung host, a network partition) is a bounded
+ * wait for the client and never a hang (docs/decisions.md):
+ * - connectMs: a new connection (TCP connect and startup) must be ready within it;
+ * - acquireMs: a request waits at most this long for a free pool connection;
+ * - queryMs: one statement's answer must arrive within it (client side: node-postgres gives up and
+ *   the connection is dropped); the server cancels the statement at the same bound
+ *   (statement_timeout), so it does not keep working, or holding locks, for a client that left.
+ */
+export interface DatabaseTimeouts {
+  readonly connectMs?: number | undefined;
+  readonly acquireMs?: number | undefined;
+  readonly queryMs?: number | undefined;
 }
 
 /**
@@ -63,21 +86,32 @@ export function withHnswEfSearch<T>(
   });
 }
 
-function pgKnex(url: string, poolMax: number, settings: string): Knex {
+/** The part of a node-postgres client the pool hook uses. */
+interface PgConnection {
+  query(sql: string, cb: (err: Error | null) => void): void;
+}
+
+function pgKnex(url: string, poolMax: number, settings: string, timeouts: DatabaseTimeouts = {}): Knex {
+  const { connectMs, acquireMs, queryMs } = timeouts;
+  const sessionSettings = queryMs ? `${settings}; set statement_timeout = ${Math.trunc(queryMs)}` : settings;
   return knexFactory({
     client: 'pg',
-    connection: url,
+    connection: {
+      connectionString: url,
+      ...(connectMs ? { connectionTimeoutMillis: connectMs } : {}),
+      ...(queryMs ? { query_timeout: queryMs } : {}),
+      // Dead peers (a host gone without a FIN) are found by TCP keepalive rather than never.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
     pool: {
       min: 0,
       max: poolMax,
-      afterCreate(
-        conn: { query(sql: string, cb: (err: Error | null) => void): void },
-        done: (err: Error | null, conn: unknown) => void,
-      ) {
-        conn.query(settings, (err) => done(err, conn));
+      afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        conn.query(sessionSettings, (err) => done(err, conn));
       },
     },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: acquireMs || 10_000,
   });
 }
 
@@ -119,18 +153,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
   const settings = sessionSettingsSql(hnswEfSearch);
   if (opts.url) {
-    const primary = pgKnex(opts.url, poolMax, settings);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings) : primary;
+    const timeouts = opts.timeouts ?? {};
+    const primary = pgKnex(opts.url, poolMax, settings, timeouts);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, timeouts) : primary;
+    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings) : undefined;
     traceKnexQueries(primary);
     traceKnexQueries(read);
     return {
       engine: 'postgres',
       knex: primary,
       read,
+      ...(unbounded ? { unbounded } : {}),
       hnswEfSearch,
       ping: () => pingKnex(primary),
       close: async () => {
         if (read !== primary) await read.destroy();
+        await unbounded?.destroy();
         await primary.destroy();
       },
     };

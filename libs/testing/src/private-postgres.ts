@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -112,11 +112,42 @@ export class PrivatePostgres {
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
     const proc = this.proc;
     if (!proc?.running) return;
+    this.thaw();
     const exited = new Promise<void>((resolve) => proc.child.once('close', () => resolve()));
     proc.child.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
     const timer = setTimeout(() => proc.child.kill('SIGKILL'), 20_000);
     await exited;
     clearTimeout(timer);
+  }
+
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and every backend): its port still accepts TCP
+   * connections but nothing answers, as with a hung host or a network partition. thaw() resumes it.
+   */
+  freeze(): void {
+    for (const pid of this.pids()) process.kill(pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    for (const pid of this.pids()) process.kill(pid, 'SIGCONT');
+  }
+
+  /** The postmaster and its children (from /proc). */
+  private pids(): number[] {
+    const root = this.proc?.child.pid;
+    if (root === undefined || !this.running) return [];
+    const out = [root];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === root) out.push(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return out;
   }
 
   /** Creates a database with the vector extension; returns its URL. */

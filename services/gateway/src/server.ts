@@ -20,6 +20,9 @@ import { RouteTable, type Route } from './route-table.ts';
 import { transcode, type TranscodeDeps } from './transcode.ts';
 import { UpstreamPool } from './upstream.ts';
 
+/** How long an idle client connection is kept open (announced in the Keep-Alive header). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface GatewayDeps {
   /** The descriptor registry; built from `descriptorSet` (or the one `buf build` wrote) when absent. */
   readonly registry?: FileRegistry;
@@ -196,6 +199,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
 
   server.on('clientError', answerClientError);
+  // Idle keep-alive connections stay open longer than clients and load balancers keep theirs
+  // (60 s is the common idle timeout), so the gateway is never the side that closes a connection a
+  // client is about to reuse: a request written into a socket being closed gets no HTTP answer at
+  // all. Node's 5 s default made that happen to clients that paused, e.g. during a database outage.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Must exceed keepAliveTimeout, or a connection reused late can be cut while its headers arrive.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 
   let closed: Promise<void> | undefined;
   return {
