@@ -2,6 +2,10 @@ import { bool, ConfigError, int, loadConfig, num, oneOf, optionalStr, str, type 
 
 const policyAction = ['reject', 'redact', 'flag', 'allow'] as const;
 
+/** The address syntax every *_ADDR setting accepts (README, "Scaling out"). */
+const TARGET_DOC =
+  ': host:port; a DNS name resolving to every replica (dns:///name:port, e.g. a headless Kubernetes Service); or a list ipv4:host1:port,host2:port. Calls are balanced round robin over all the addresses; the gateway retries a read on another replica when the one serving it fails.';
+
 /**
  * Every Engram setting (DESIGN.md section 10). One schema for the suite, so a setting means the same
  * thing in every process and docs/configuration.md is generated from one place.
@@ -79,21 +83,33 @@ export const engramSchema = {
     'REDIS_URL',
     'Redis for rate limits shared across instances. Unset: in-process limits.',
   ),
-  ingestSecurityAddr: str('INGEST_SECURITY_ADDR', 'host:port of ingest-security (distributed mode).', {
-    default: '127.0.0.1:50052',
-  }),
-  memoryStoreAddr: str('MEMORY_STORE_ADDR', 'host:port of memory-store (distributed mode).', {
+  ingestSecurityAddr: str(
+    'INGEST_SECURITY_ADDR',
+    `gRPC target of ingest-security (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50052',
+    },
+  ),
+  memoryStoreAddr: str('MEMORY_STORE_ADDR', `gRPC target of memory-store (distributed mode)${TARGET_DOC}`, {
     default: '127.0.0.1:50053',
   }),
-  retrievalRankingAddr: str('RETRIEVAL_RANKING_ADDR', 'host:port of retrieval-ranking (distributed mode).', {
-    default: '127.0.0.1:50054',
-  }),
-  aceFeedbackAddr: str('ACE_FEEDBACK_ADDR', 'host:port of ace-feedback (distributed mode).', {
+  retrievalRankingAddr: str(
+    'RETRIEVAL_RANKING_ADDR',
+    `gRPC target of retrieval-ranking (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50054',
+    },
+  ),
+  aceFeedbackAddr: str('ACE_FEEDBACK_ADDR', `gRPC target of ace-feedback (distributed mode)${TARGET_DOC}`, {
     default: '127.0.0.1:50055',
   }),
-  securityAdminAddr: str('SECURITY_ADMIN_ADDR', 'host:port of security-admin (distributed mode).', {
-    default: '127.0.0.1:50056',
-  }),
+  securityAdminAddr: str(
+    'SECURITY_ADMIN_ADDR',
+    `gRPC target of security-admin (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50056',
+    },
+  ),
   logLevel: oneOf(
     'LOG_LEVEL',
     'pino log level.',

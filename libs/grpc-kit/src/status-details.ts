@@ -13,6 +13,7 @@ import { BadRequest, ErrorInfo, RetryInfo } from '@engram/proto/google/rpc/error
 import { Status as RpcStatus } from '@engram/proto/google/rpc/status';
 import { Detection } from '@engram/proto/engram/memory/v1/memory';
 import { dataExceptionError, dataExceptionOf } from './data-exception.ts';
+import { NO_RETRY_PUSHBACK } from './service-config.ts';
 
 export const ERROR_DOMAIN = 'engram.dev';
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -99,6 +100,7 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
     const metadata = new Metadata();
     const rpcStatus = RpcStatus.encode({ code, message: err.message, details: detailsOf(err) }).finish();
     metadata.set(DETAILS_KEY, Buffer.from(rpcStatus));
+    if (code === Status.UNAVAILABLE) metadata.set(...NO_RETRY_PUSHBACK);
     return { code, details: err.message, metadata };
   }
   if (isServiceError(err)) {
@@ -108,6 +110,8 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
     if (err.code === Status.INTERNAL || err.code === Status.UNKNOWN) {
       return { code: Status.INTERNAL, details: 'internal error', metadata };
     }
+    // A live server answers: retrying it on another replica would not help (service-config.ts).
+    if (err.code === Status.UNAVAILABLE) metadata.set(...NO_RETRY_PUSHBACK);
     return { code: err.code, details: err.details, metadata };
   }
   if (dataExceptionOf(err) !== undefined) return toStatus(dataExceptionError());

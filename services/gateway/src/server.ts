@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { channelProof } from '@engram/grpc-kit';
+import { channelProof, type MethodName } from '@engram/grpc-kit';
+import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { runWithRequestContext, type Logger } from '@engram/logger';
 import { startHttpServerSpan } from '@engram/telemetry';
@@ -62,7 +63,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     deps.registry ??
     createFileRegistry(fromBinary(FileDescriptorSetSchema, deps.descriptorSet ?? readDescriptorSet()));
   const table = RouteTable.fromRegistry(registry);
-  const pool = new UpstreamPool(deps.upstreams);
+  const pool = new UpstreamPool(deps.upstreams, readOnlyMethods(table.routes));
   const metrics = createGatewayMetrics(deps.metrics);
   const log = deps.logger.child({ component: 'gateway' });
   const transcodeDeps: TranscodeDeps = {
@@ -231,6 +232,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return closed;
     },
   };
+}
+
+/**
+ * The methods a failed replica's call may be retried for on another: those behind a GET route, and
+ * those the protos declare free of side effects (queries sent as POST).
+ */
+function readOnlyMethods(routes: readonly Route[]): MethodName[] {
+  const out = new Map<string, MethodName>();
+  for (const r of routes) {
+    if (r.httpMethod !== 'GET' && r.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS)
+      continue;
+    out.set(r.grpcPath, { service: r.service.typeName, method: r.method.name });
+  }
+  return [...out.values()];
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown): void {
