@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { traceKnexQueries } from '@engram/telemetry';
 
@@ -124,8 +125,16 @@ async function pgliteKnex(
     import('@electric-sql/pglite-pgvector'),
     import('knex-pglite'),
   ]);
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  const onDisk = !dataDir.startsWith('memory://');
+  let pglite;
+  try {
+    if (onDisk) mkdirSync(dataDir, { recursive: true });
+    pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  } catch (err) {
+    const problem = onDisk ? dataDirProblem(dataDir) : undefined;
+    if (problem === undefined) throw err;
+    throw new DataDirectoryError(dataDir, problem, err);
+  }
   await pglite.exec(settings);
   const ClientPgLite = (clientModule as unknown as { default: Knex.Config['client'] }).default;
   const knex = knexFactory({
@@ -140,6 +149,60 @@ async function pgliteKnex(
       if (!pglite.closed) await pglite.close();
     },
   };
+}
+
+/** The embedded data directory cannot be used: full, read-only or not writable. */
+export class DataDirectoryError extends Error {
+  override readonly name = 'DataDirectoryError';
+  constructor(
+    readonly dataDir: string,
+    readonly problem: string,
+    cause: unknown,
+  ) {
+    super(
+      `the data directory ${dataDir} ${problem}, so the embedded database cannot open it; nothing in it ` +
+        'was changed: fix that and start again',
+      { cause },
+    );
+  }
+}
+
+/** What a write needs to find free in the data directory (a WAL segment is 16 MiB). */
+const MIN_FREE_BYTES = 16 * 1024 * 1024;
+const PROBE_BYTES = 1024 * 1024;
+
+/**
+ * Why PGlite could not open its data directory, when the directory is the reason: a probe write of
+ * 1 MiB (removed again) fails with no space, a read-only file system or no permission, or less than
+ * a WAL segment is free. PGlite itself reports only that it failed to initialize.
+ */
+function dataDirProblem(dataDir: string): string | undefined {
+  const probe = join(dataDir, `.engram-write-probe-${process.pid}`);
+  try {
+    const fd = openSync(probe, 'w');
+    try {
+      writeSync(fd, Buffer.alloc(PROBE_BYTES));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      rmSync(probe, { force: true });
+    }
+  } catch (err) {
+    try {
+      rmSync(probe, { force: true });
+    } catch {
+      // not there, or not removable on a read-only file system: nothing was written then
+    }
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return 'is full (no space left on its file system)';
+    if (code === 'EROFS') return 'is on a read-only file system';
+    if (code === 'EACCES' || code === 'EPERM') return 'is not writable by this process';
+    return undefined;
+  }
+  const { bavail, bsize } = statfsSync(dataDir);
+  const free = bavail * bsize;
+  if (free < MIN_FREE_BYTES) return `has only ${Math.floor(free / 1024)} KiB free`;
+  return undefined;
 }
 
 /**
