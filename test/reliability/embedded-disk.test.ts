@@ -162,7 +162,7 @@ describe('reliability: embedded mode with a full or read-only data directory', f
     fs.fill();
     await start();
     assert.equal(proc?.running, false, 'it does not start');
-    assert.match(proc!.output.join('\n'), /failed to start: the data directory .* is full \(no space left/);
+    assert.match(proc.output.join('\n'), /failed to start: the data directory .* is full \(no space left/);
     fs.unfill();
   });
 
@@ -172,7 +172,7 @@ describe('reliability: embedded mode with a full or read-only data directory', f
       await start();
       assert.equal(proc?.running, false, 'it does not start');
       assert.match(
-        proc!.output.join('\n'),
+        proc.output.join('\n'),
         /failed to start: the data directory .* is on a read-only file system/,
       );
     } finally {
