@@ -84,7 +84,10 @@ bench-tracing: build ## What tracing costs per boundary, off and on; updates doc
 bench-security: install ## Content-security confusion matrices and latency per stage; updates docs/benchmarks.md
 	$(TSX) scripts/bench/security.ts
 
+reliability: build ## Long fault tests (PostgreSQL, NATS, Redis, replicas, full disk, 10-min soak) on private servers; figures into docs/reliability.md
+	scripts/reliability
+
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security reliability clean
