@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { request } from './keep-alive-client.ts';
 import { PrivatePostgres, startDistributed, type DistributedEngram } from '@engram/testing';
 import {
   collectLines,
@@ -57,6 +59,27 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
             .join('\n'),
       );
     console.log(pg.tail());
+  });
+
+  /**
+   * A client that keeps its connection open between requests (every HTTP client library does) must
+   * not have it closed under its next request. Node's default keep-alive timeout (5 s) is shorter than
+   * a client's pause during a database outage: the client then writes its next request into a socket
+   * the gateway is closing and gets no HTTP answer at all.
+   */
+  it('answers a request sent on a connection idle for 7 s, and says how long it keeps one', async () => {
+    const url = new URL(engram.baseUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise((r) => socket.once('connect', r));
+    try {
+      assert.match(await request(socket, '/healthz'), /^HTTP\/1\.1 200/);
+      await sleep(7_000);
+      assert.match(await request(socket, '/healthz'), /^HTTP\/1\.1 200/);
+    } finally {
+      socket.destroy();
+    }
+    const res = await fetch(`${engram.baseUrl}/healthz`);
+    assert.match(res.headers.get('keep-alive') ?? '', /timeout=(6[5-9]|[7-9]\d|\d{3,})/);
   });
 
   const write = (c: number, seq: number) =>
