@@ -18,11 +18,16 @@ import { recordFigures } from './figures.ts';
 
 const WRITERS = 32;
 /**
- * The longest a client may wait for an answer while PostgreSQL is down or frozen (the bounded wait):
- * below the 10 s and 15 s outages, so a request that waits out the outage fails the test. With the
- * default timeouts a request waits at most DATABASE_ACQUIRE_TIMEOUT_MS + DATABASE_QUERY_TIMEOUT_MS.
+ * The longest a client may wait for an answer while PostgreSQL is down (the bounded wait): below the
+ * 10 s outage, so a request that waits out the outage fails the test.
  */
 const BOUNDED_WAIT_MS = 10_000;
+/**
+ * The same while PostgreSQL is frozen for 20 s. With the default timeouts a request waits about
+ * DATABASE_ACQUIRE_TIMEOUT_MS + DATABASE_QUERY_TIMEOUT_MS (8 s); the margin is for a loaded machine
+ * (the suite shares two cores), and the bound stays well below the freeze.
+ */
+const FROZEN_BOUND_MS = 12_000;
 
 /**
  * PostgreSQL under the distributed suite restarted (a crash: immediate shutdown, WAL replay) and stopped
@@ -112,7 +117,7 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
     return ids.length;
   }
 
-  function checkAnswers(outcomes: Outcome[]) {
+  function checkAnswers(outcomes: Outcome[], boundMs = BOUNDED_WAIT_MS) {
     const counts = tally(outcomes);
     const bad = outcomes.filter(
       (o) => o.status !== 200 && !(o.status === 503 && o.reason === 'DEPENDENCY_UNAVAILABLE'),
@@ -122,11 +127,11 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
       [],
       `only 200 or 503 DEPENDENCY_UNAVAILABLE: ${JSON.stringify(counts)}`,
     );
-    const slow = outcomes.filter((o) => o.ms > BOUNDED_WAIT_MS);
+    const slow = outcomes.filter((o) => o.ms > boundMs);
     assert.deepEqual(
       slow.slice(0, 5),
       [],
-      `every answer within ${BOUNDED_WAIT_MS} ms (p99 ${percentile(
+      `every answer within ${boundMs} ms (p99 ${percentile(
         outcomes.map((o) => o.ms),
         99,
       )} ms)`,
@@ -208,19 +213,19 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
     });
   });
 
-  it('frozen for 15 s (port open, no answer): 503 DEPENDENCY_UNAVAILABLE within a bounded wait, then recovery', async () => {
+  it('frozen for 20 s (port open, no answer): 503 DEPENDENCY_UNAVAILABLE within a bounded wait, then recovery', async () => {
     const { outcomes, backAt } = await underLoad(async () => {
       pg.freeze();
-      await sleep(15_000);
+      await sleep(20_000);
       pg.thaw();
       return Date.now();
     }, 8_000);
-    const counts = checkAnswers(outcomes);
+    const counts = checkAnswers(outcomes, FROZEN_BOUND_MS);
     assert.ok((counts['503 DEPENDENCY_UNAVAILABLE'] ?? 0) > 0, 'the outage was seen as 503');
     const stored = await checkAcknowledged(outcomes);
     const recovery = recoverySeconds(outcomes, backAt);
     const during = outcomes.filter((o) => o.status === 503);
-    recordFigures('postgres-frozen-15s', {
+    recordFigures('postgres-frozen-20s', {
       writers: WRITERS,
       requests: outcomes.length,
       acknowledged_and_stored: stored,
