@@ -1,12 +1,14 @@
 /**
  * Writes the figures of `make reliability` (one JSON line per fault test, from test/reliability/
  * figures.ts) into docs/reliability.md between its markers, with the machine, date and command.
- * Usage: reliability-report.ts <figures.jsonl> <started ISO> <load average> <command>
+ * Usage: reliability-report.ts <figures.jsonl> <started ISO> <load average> <command> [failures file]
+ * The failures file holds the titles of the tests that failed (mocha's numbered list), if any: the
+ * figures are written either way, under a line that says which checks did not hold.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
-const [file, started, load, command] = process.argv.slice(2);
+const [file, started, load, command, failuresFile] = process.argv.slice(2);
 if (!file || !started || !load || !command) {
   process.stderr.write('usage: reliability-report.ts <figures.jsonl> <started> <load> <command>\n');
   process.exit(2);
@@ -30,6 +32,17 @@ out.push(
     `${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ` +
     `${process.platform}; load average ${load} at the start (the machine is shared: other work inflates ` +
     'latencies, never the counts).',
+  '',
+);
+const failures = failuresFile ? readFileSync(failuresFile, 'utf8').trim() : '';
+out.push(
+  failures === ''
+    ? 'Result: every fault test passed.'
+    : 'Result: **not every check held**; the figures of the failing tests are below with the others.\n\n' +
+        failures
+          .split('\n')
+          .map((l) => `- ${l.trim()}`)
+          .join('\n'),
   '',
 );
 
