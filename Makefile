@@ -87,7 +87,10 @@ bench-security: install ## Content-security confusion matrices and latency per s
 train-injection-model: install ## Train the learned injection signal on the dev corpora; writes libs/security-rules/src/model/injection-model.data.ts
 	$(TSX) scripts/train-injection-model.ts
 
+reliability: build ## Long fault tests (PostgreSQL, NATS, Redis, replicas, full disk, 10-min soak) on private servers; figures into docs/reliability.md
+	scripts/reliability
+
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security train-injection-model clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security train-injection-model reliability clean

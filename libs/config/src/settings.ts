@@ -2,6 +2,10 @@ import { bool, ConfigError, int, loadConfig, num, oneOf, optionalStr, str, type 
 
 const policyAction = ['reject', 'redact', 'flag', 'allow'] as const;
 
+/** The address syntax every *_ADDR setting accepts (README, "Scaling out"). */
+const TARGET_DOC =
+  ': host:port; a DNS name resolving to every replica (dns:///name:port, e.g. a headless Kubernetes Service); or a list ipv4:host1:port,host2:port. Calls are balanced round robin over all the addresses; the gateway retries a read on another replica when the one serving it fails.';
+
 /**
  * Every Engram setting (DESIGN.md section 10). One schema for the suite, so a setting means the same
  * thing in every process and docs/configuration.md is generated from one place.
@@ -23,6 +27,21 @@ export const engramSchema = {
     min: 1,
     max: 200,
   }),
+  databaseConnectTimeoutMs: int(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    'PostgreSQL: a new connection must be ready within this, else the request answers 503 DEPENDENCY_UNAVAILABLE.',
+    { default: 3_000, min: 100, max: 600_000 },
+  ),
+  databaseAcquireTimeoutMs: int(
+    'DATABASE_ACQUIRE_TIMEOUT_MS',
+    'PostgreSQL: longest wait for a free pool connection before 503 DEPENDENCY_UNAVAILABLE.',
+    { default: 3_000, min: 100, max: 600_000 },
+  ),
+  databaseQueryTimeoutMs: int(
+    'DATABASE_QUERY_TIMEOUT_MS',
+    'PostgreSQL: longest wait for one statement, on the client (a server that does not answer) and on the server (statement_timeout); then 503 DEPENDENCY_UNAVAILABLE. 0: none. Migrations are not bounded.',
+    { default: 5_000, min: 0, max: 3_600_000 },
+  ),
   hnswEfSearch: int(
     'HNSW_EF_SEARCH',
     'HNSW candidate list of a vector search (pgvector hnsw.ef_search). Higher finds more of the exact nearest neighbours at a higher cost per query: with the hash embedder 200 gave recall@10 0.97 at 100,000 memories and 0.89 at 1,000,000 (0.93 at 400; docs/benchmarks.md).',
@@ -64,21 +83,33 @@ export const engramSchema = {
     'REDIS_URL',
     'Redis for rate limits shared across instances. Unset: in-process limits.',
   ),
-  ingestSecurityAddr: str('INGEST_SECURITY_ADDR', 'host:port of ingest-security (distributed mode).', {
-    default: '127.0.0.1:50052',
-  }),
-  memoryStoreAddr: str('MEMORY_STORE_ADDR', 'host:port of memory-store (distributed mode).', {
+  ingestSecurityAddr: str(
+    'INGEST_SECURITY_ADDR',
+    `gRPC target of ingest-security (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50052',
+    },
+  ),
+  memoryStoreAddr: str('MEMORY_STORE_ADDR', `gRPC target of memory-store (distributed mode)${TARGET_DOC}`, {
     default: '127.0.0.1:50053',
   }),
-  retrievalRankingAddr: str('RETRIEVAL_RANKING_ADDR', 'host:port of retrieval-ranking (distributed mode).', {
-    default: '127.0.0.1:50054',
-  }),
-  aceFeedbackAddr: str('ACE_FEEDBACK_ADDR', 'host:port of ace-feedback (distributed mode).', {
+  retrievalRankingAddr: str(
+    'RETRIEVAL_RANKING_ADDR',
+    `gRPC target of retrieval-ranking (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50054',
+    },
+  ),
+  aceFeedbackAddr: str('ACE_FEEDBACK_ADDR', `gRPC target of ace-feedback (distributed mode)${TARGET_DOC}`, {
     default: '127.0.0.1:50055',
   }),
-  securityAdminAddr: str('SECURITY_ADMIN_ADDR', 'host:port of security-admin (distributed mode).', {
-    default: '127.0.0.1:50056',
-  }),
+  securityAdminAddr: str(
+    'SECURITY_ADMIN_ADDR',
+    `gRPC target of security-admin (distributed mode)${TARGET_DOC}`,
+    {
+      default: '127.0.0.1:50056',
+    },
+  ),
   logLevel: oneOf(
     'LOG_LEVEL',
     'pino log level.',

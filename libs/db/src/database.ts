@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { traceKnexQueries } from '@engram/telemetry';
 
@@ -11,6 +12,11 @@ export interface Database {
   readonly knex: Knex;
   /** Reads that tolerate replica lag; the primary when no DATABASE_READ_URL is set. */
   readonly read: Knex;
+  /**
+   * The primary without the query timeout, for migrations (an index build, a wait for another
+   * replica's migration lock); absent when there is no timeout to lift (PGlite, or none set).
+   */
+  readonly unbounded?: Knex;
   /** hnsw.ef_search every session starts with (HNSW_EF_SEARCH). */
   readonly hnswEfSearch: number;
   /** True when the last ping succeeded; drives the health status. */
@@ -27,6 +33,24 @@ export interface DatabaseOptions {
   readonly poolMax?: number;
   /** hnsw.ef_search of every session; default DEFAULT_HNSW_EF_SEARCH. */
   readonly hnswEfSearch?: number;
+  /** PostgreSQL only; each undefined or 0 means none. See DATABASE_TIMEOUTS for what they bound. */
+  readonly timeouts?: DatabaseTimeouts;
+}
+
+/**
+ * How long one process waits on PostgreSQL before it answers 503 DEPENDENCY_UNAVAILABLE, so that a
+ * database that is down, restarting or not answering (a hung host, a network partition) is a bounded
+ * wait for the client and never a hang (docs/decisions.md):
+ * - connectMs: a new connection (TCP connect and startup) must be ready within it;
+ * - acquireMs: a request waits at most this long for a free pool connection;
+ * - queryMs: one statement's answer must arrive within it (client side: node-postgres gives up and
+ *   the connection is dropped); the server cancels the statement at the same bound
+ *   (statement_timeout), so it does not keep working, or holding locks, for a client that left.
+ */
+export interface DatabaseTimeouts {
+  readonly connectMs?: number | undefined;
+  readonly acquireMs?: number | undefined;
+  readonly queryMs?: number | undefined;
 }
 
 /**
@@ -63,21 +87,32 @@ export function withHnswEfSearch<T>(
   });
 }
 
-function pgKnex(url: string, poolMax: number, settings: string): Knex {
+/** The part of a node-postgres client the pool hook uses. */
+interface PgConnection {
+  query(sql: string, cb: (err: Error | null) => void): void;
+}
+
+function pgKnex(url: string, poolMax: number, settings: string, timeouts: DatabaseTimeouts = {}): Knex {
+  const { connectMs, acquireMs, queryMs } = timeouts;
+  const sessionSettings = queryMs ? `${settings}; set statement_timeout = ${Math.trunc(queryMs)}` : settings;
   return knexFactory({
     client: 'pg',
-    connection: url,
+    connection: {
+      connectionString: url,
+      ...(connectMs ? { connectionTimeoutMillis: connectMs } : {}),
+      ...(queryMs ? { query_timeout: queryMs } : {}),
+      // Dead peers (a host gone without a FIN) are found by TCP keepalive rather than never.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
     pool: {
       min: 0,
       max: poolMax,
-      afterCreate(
-        conn: { query(sql: string, cb: (err: Error | null) => void): void },
-        done: (err: Error | null, conn: unknown) => void,
-      ) {
-        conn.query(settings, (err) => done(err, conn));
+      afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        conn.query(sessionSettings, (err) => done(err, conn));
       },
     },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: acquireMs || 10_000,
   });
 }
 
@@ -90,8 +125,16 @@ async function pgliteKnex(
     import('@electric-sql/pglite-pgvector'),
     import('knex-pglite'),
   ]);
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  const onDisk = !dataDir.startsWith('memory://');
+  let pglite;
+  try {
+    if (onDisk) mkdirSync(dataDir, { recursive: true });
+    pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  } catch (err) {
+    const problem = onDisk ? dataDirProblem(dataDir) : undefined;
+    if (problem === undefined) throw err;
+    throw new DataDirectoryError(dataDir, problem, err);
+  }
   await pglite.exec(settings);
   const ClientPgLite = (clientModule as unknown as { default: Knex.Config['client'] }).default;
   const knex = knexFactory({
@@ -108,6 +151,60 @@ async function pgliteKnex(
   };
 }
 
+/** The embedded data directory cannot be used: full, read-only or not writable. */
+export class DataDirectoryError extends Error {
+  override readonly name = 'DataDirectoryError';
+  constructor(
+    readonly dataDir: string,
+    readonly problem: string,
+    cause: unknown,
+  ) {
+    super(
+      `the data directory ${dataDir} ${problem}, so the embedded database cannot open it; nothing in it ` +
+        'was changed: fix that and start again',
+      { cause },
+    );
+  }
+}
+
+/** What a write needs to find free in the data directory (a WAL segment is 16 MiB). */
+const MIN_FREE_BYTES = 16 * 1024 * 1024;
+const PROBE_BYTES = 1024 * 1024;
+
+/**
+ * Why PGlite could not open its data directory, when the directory is the reason: a probe write of
+ * 1 MiB (removed again) fails with no space, a read-only file system or no permission, or less than
+ * a WAL segment is free. PGlite itself reports only that it failed to initialize.
+ */
+function dataDirProblem(dataDir: string): string | undefined {
+  const probe = join(dataDir, `.engram-write-probe-${process.pid}`);
+  try {
+    const fd = openSync(probe, 'w');
+    try {
+      writeSync(fd, Buffer.alloc(PROBE_BYTES));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      rmSync(probe, { force: true });
+    }
+  } catch (err) {
+    try {
+      rmSync(probe, { force: true });
+    } catch {
+      // not there, or not removable on a read-only file system: nothing was written then
+    }
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return 'is full (no space left on its file system)';
+    if (code === 'EROFS') return 'is on a read-only file system';
+    if (code === 'EACCES' || code === 'EPERM') return 'is not writable by this process';
+    return undefined;
+  }
+  const { bavail, bsize } = statfsSync(dataDir);
+  const free = bavail * bsize;
+  if (free < MIN_FREE_BYTES) return `has only ${Math.floor(free / 1024)} KiB free`;
+  return undefined;
+}
+
 /**
  * Opens the primary (and read) connection; PGlite when no URL is given. While tracing is on, each
  * query made within a trace is a span (operation only: no statement, no values).
@@ -119,18 +216,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
   const settings = sessionSettingsSql(hnswEfSearch);
   if (opts.url) {
-    const primary = pgKnex(opts.url, poolMax, settings);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings) : primary;
+    const timeouts = opts.timeouts ?? {};
+    const primary = pgKnex(opts.url, poolMax, settings, timeouts);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, timeouts) : primary;
+    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings) : undefined;
     traceKnexQueries(primary);
     traceKnexQueries(read);
     return {
       engine: 'postgres',
       knex: primary,
       read,
+      ...(unbounded ? { unbounded } : {}),
       hnswEfSearch,
       ping: () => pingKnex(primary),
       close: async () => {
         if (read !== primary) await read.destroy();
+        await unbounded?.destroy();
         await primary.destroy();
       },
     };

@@ -1,4 +1,10 @@
-export { DEFAULT_HNSW_EF_SEARCH, openDatabase, sessionSettingsSql, withHnswEfSearch } from './database.ts';
+export {
+  DataDirectoryError,
+  DEFAULT_HNSW_EF_SEARCH,
+  openDatabase,
+  sessionSettingsSql,
+  withHnswEfSearch,
+} from './database.ts';
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
 export { poolUsage } from './pool-usage.ts';

@@ -48,24 +48,27 @@ export async function migrateLatest(db: Database, set: MigrationSet): Promise<st
     return applied;
   }
   const key = lockKey(set.owner);
+  // Without the query timeout: an index build, or the wait for another replica's lock, may be long.
+  const knex = db.unbounded ?? db.knex;
   // The lock belongs to one session, so it is taken on one pool connection held for the whole run.
-  const pool = db.knex.client as {
+  const pool = knex.client as {
     acquireConnection(): Promise<unknown>;
     releaseConnection(c: unknown): Promise<void>;
   };
   const conn = await pool.acquireConnection();
   try {
-    await db.knex.raw('select pg_advisory_lock(?)', [key]).connection(conn);
-    const [, applied] = (await db.knex.migrate.latest(config(set))) as [number, string[]];
+    await knex.raw('select pg_advisory_lock(?)', [key]).connection(conn);
+    const [, applied] = (await knex.migrate.latest(config(set))) as [number, string[]];
     return applied;
   } finally {
-    await db.knex.raw('select pg_advisory_unlock(?)', [key]).connection(conn);
+    await knex.raw('select pg_advisory_unlock(?)', [key]).connection(conn);
     await pool.releaseConnection(conn);
   }
 }
 
 /** Rolls back every migration of the set (tests prove each `down`). */
 export async function migrateRollbackAll(db: Database, set: MigrationSet): Promise<string[]> {
-  const [, reverted] = (await db.knex.migrate.rollback(config(set), true)) as [number, string[]];
+  const knex = db.unbounded ?? db.knex;
+  const [, reverted] = (await knex.migrate.rollback(config(set), true)) as [number, string[]];
   return reverted;
 }

@@ -1,5 +1,6 @@
 import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { grpcClientInterceptors } from '@engram/telemetry';
+import { channelServiceConfig } from './service-config.ts';
 
 export const INTERNAL_TOKEN_HEADER = 'x-engram-internal-token';
 
@@ -7,6 +8,8 @@ const CLIENT_OPTIONS = {
   'grpc.max_receive_message_length': 16 * 1024 * 1024,
   'grpc.max_send_message_length': 16 * 1024 * 1024,
   'grpc.keepalive_time_ms': 60_000,
+  // Round robin over every address of the target: the replicas of a service share the load.
+  'grpc.service_config': channelServiceConfig(),
 };
 
 type ClientCtor<C> = new (

@@ -30,3 +30,5 @@ export type {
 } from './rate-limit/rate-limiter.ts';
 export { RedisRateLimiter } from './rate-limit/redis-rate-limiter.ts';
 export type { RedisRateLimiterOptions } from './rate-limit/redis-rate-limiter.ts';
+export { channelServiceConfig, NO_RETRY_PUSHBACK, READ_ATTEMPTS } from './service-config.ts';
+export type { MethodName } from './service-config.ts';

@@ -5,6 +5,7 @@ import {
   InvalidArgumentError,
   RateLimitedError,
   SecurityRejectedError,
+  UnavailableError,
 } from '@engram/errors';
 import type { Any } from '@engram/proto/google/protobuf/any';
 import type { Duration } from '@engram/proto/google/protobuf/duration';
@@ -12,6 +13,7 @@ import { BadRequest, ErrorInfo, RetryInfo } from '@engram/proto/google/rpc/error
 import { Status as RpcStatus } from '@engram/proto/google/rpc/status';
 import { Detection } from '@engram/proto/engram/memory/v1/memory';
 import { dataExceptionError, dataExceptionOf } from './data-exception.ts';
+import { NO_RETRY_PUSHBACK } from './service-config.ts';
 
 export const ERROR_DOMAIN = 'engram.dev';
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -98,6 +100,7 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
     const metadata = new Metadata();
     const rpcStatus = RpcStatus.encode({ code, message: err.message, details: detailsOf(err) }).finish();
     metadata.set(DETAILS_KEY, Buffer.from(rpcStatus));
+    if (code === Status.UNAVAILABLE) metadata.set(...NO_RETRY_PUSHBACK);
     return { code, details: err.message, metadata };
   }
   if (isServiceError(err)) {
@@ -107,11 +110,12 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
     if (err.code === Status.INTERNAL || err.code === Status.UNKNOWN) {
       return { code: Status.INTERNAL, details: 'internal error', metadata };
     }
+    // A live server answers: retrying it on another replica would not help (service-config.ts).
+    if (err.code === Status.UNAVAILABLE) metadata.set(...NO_RETRY_PUSHBACK);
     return { code: err.code, details: err.details, metadata };
   }
   if (dataExceptionOf(err) !== undefined) return toStatus(dataExceptionError());
-  if (isDependencyDown(err))
-    return { code: Status.UNAVAILABLE, details: 'a dependency is unavailable, retry later' };
+  if (isDependencyDown(err)) return toStatus(new UnavailableError(undefined, err));
   return { code: Status.INTERNAL, details: 'internal error' };
 }
 
@@ -121,15 +125,41 @@ const DOWN_CODES = new Set([
   'ETIMEDOUT',
   'EPIPE',
   'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   '57P01',
   '57P02',
   '57P03',
   '42P01',
+  // read_only_sql_transaction: a primary that became a standby, or a read-only data directory.
+  '25006',
 ]);
 
 /**
- * A database or network dependency that is down or not ready (connection refused or reset, server
- * shutting down, pool acquisition timeout, schema not yet migrated by its owner): 503, retry later.
+ * What node-postgres throws, without a code, when a connection breaks under a query or cannot be
+ * made in time (its own messages, matched whole; knex prefixes the statement).
+ */
+const PG_CONNECTION_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Connection terminated due to connection timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Query read timeout',
+  'timeout expired',
+]);
+
+/** One of those messages, alone or as knex reports it (the statement, " - ", the message). */
+function isPgConnectionMessage(message: string): boolean {
+  if (PG_CONNECTION_MESSAGES.has(message)) return true;
+  const i = message.lastIndexOf(' - ');
+  return i >= 0 && PG_CONNECTION_MESSAGES.has(message.slice(i + 3));
+}
+
+/**
+ * A database or network dependency that is down or not ready (connection refused, reset or broken
+ * under a query, server shutting down or starting up, out of resources such as disk (SQLSTATE class
+ * 53), pool acquisition or statement timeout, schema not yet migrated by its owner): 503, retry later.
  */
 function isDependencyDown(err: unknown): boolean {
   const seen = new Set<unknown>();
@@ -137,8 +167,13 @@ function isDependencyDown(err: unknown): boolean {
   while (cur instanceof Error && !seen.has(cur)) {
     seen.add(cur);
     const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && (DOWN_CODES.has(code) || code.startsWith('08'))) return true;
+    if (
+      typeof code === 'string' &&
+      (DOWN_CODES.has(code) || code.startsWith('08') || code.startsWith('53') || code === '57014')
+    )
+      return true;
     if (cur.name === 'KnexTimeoutError') return true;
+    if (code === undefined && isPgConnectionMessage(cur.message)) return true;
     cur = cur.cause;
   }
   return false;

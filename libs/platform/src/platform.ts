@@ -100,6 +100,11 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     dataDir: join(config.dataDir, 'pglite'),
     poolMax: config.databasePoolMax,
     hnswEfSearch: config.hnswEfSearch,
+    timeouts: {
+      connectMs: config.databaseConnectTimeoutMs,
+      acquireMs: config.databaseAcquireTimeoutMs,
+      queryMs: config.databaseQueryTimeoutMs,
+    },
   });
   for (const set of [eventsMigrations, idempotencyMigrations, ...opts.migrations]) {
     const applied = await migrateLatest(db, set);

@@ -40,6 +40,8 @@ export { SENSITIVE_RULES } from './stage2/sensitive-rules.ts';
 export { scanInjection } from './stage3/scan-injection.ts';
 export { INJECTION_RULES } from './stage3/injection-rules.ts';
 export { ChatCompletionsClassifier } from './stage4/chat-completions-classifier.ts';
+export { injectionClassifierOf } from './stage4/classifier-of-config.ts';
+export type { ClassifierSettings } from './stage4/classifier-of-config.ts';
 export type { ChatClassifierOptions } from './stage4/chat-completions-classifier.ts';
 export { ClassifierError, CLASSIFIER_REJECT_CONFIDENCE } from './stage4/injection-classifier.ts';
 export type { ClassifierOutcome, InjectionClassifier } from './stage4/injection-classifier.ts';

@@ -16,3 +16,5 @@ export { compiledEntry, REPO_ROOT } from './compiled-entry.ts';
 export { TestNatsServer } from './nats-server.ts';
 export { OpenApiResponses } from './openapi-validator.ts';
 export type { OpenApiDocument } from './openapi-validator.ts';
+export { PrivatePostgres } from './private-postgres.ts';
+export { TestRedisServer } from './redis-server.ts';

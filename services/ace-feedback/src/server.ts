@@ -3,7 +3,7 @@ import { bindService, type ServiceRegistration } from '@engram/grpc-kit';
 import { VerifiedReader } from '@engram/memories';
 import type { Peers, Platform } from '@engram/platform';
 import { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
-import { contentPolicyOf } from '@engram/security-rules';
+import { contentPolicyOf, injectionClassifierOf } from '@engram/security-rules';
 import { GrpcWritePipeline } from './clients/ingest-client.ts';
 import { aceHandlers } from './handlers/ace-handlers.ts';
 import { KnexConsolidationLog } from './storage/consolidation-log.ts';
@@ -46,6 +46,8 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
     screen,
     log: new KnexConsolidationLog(db, onCommit),
     policy: contentPolicyOf(config),
+    classifier: injectionClassifierOf(config),
+    classifierThreshold: config.injectionClassifierConfidenceThreshold,
     rejections: new KnexRejectionLog(db, onCommit),
   };
   const logger = platform.logger.child({ component: 'ace-feedback' });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { channelProof } from '@engram/grpc-kit';
+import { FileDescriptorSetSchema, MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
+import { channelProof, type MethodName } from '@engram/grpc-kit';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { runWithRequestContext, type Logger } from '@engram/logger';
 import { startHttpServerSpan } from '@engram/telemetry';
@@ -19,6 +19,9 @@ import { pickRequestId } from './request-id.ts';
 import { RouteTable, type Route } from './route-table.ts';
 import { transcode, type TranscodeDeps } from './transcode.ts';
 import { UpstreamPool } from './upstream.ts';
+
+/** How long an idle client connection is kept open (announced in the Keep-Alive header). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface GatewayDeps {
   /** The descriptor registry; built from `descriptorSet` (or the one `buf build` wrote) when absent. */
@@ -59,7 +62,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     deps.registry ??
     createFileRegistry(fromBinary(FileDescriptorSetSchema, deps.descriptorSet ?? readDescriptorSet()));
   const table = RouteTable.fromRegistry(registry);
-  const pool = new UpstreamPool(deps.upstreams);
+  const pool = new UpstreamPool(deps.upstreams, readOnlyMethods(table.routes));
   const metrics = createGatewayMetrics(deps.metrics);
   const log = deps.logger.child({ component: 'gateway' });
   const transcodeDeps: TranscodeDeps = {
@@ -196,6 +199,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
 
   server.on('clientError', answerClientError);
+  // Idle keep-alive connections stay open longer than clients and load balancers keep theirs
+  // (60 s is the common idle timeout), so the gateway is never the side that closes a connection a
+  // client is about to reuse: a request written into a socket being closed gets no HTTP answer at
+  // all. Node's 5 s default made that happen to clients that paused, e.g. during a database outage.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Must exceed keepAliveTimeout, or a connection reused late can be cut while its headers arrive.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 
   let closed: Promise<void> | undefined;
   return {
@@ -221,6 +231,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return closed;
     },
   };
+}
+
+/**
+ * The methods a failed replica's call may be retried for on another: those behind a GET route, and
+ * those the protos declare free of side effects (queries sent as POST).
+ */
+function readOnlyMethods(routes: readonly Route[]): MethodName[] {
+  const out = new Map<string, MethodName>();
+  for (const r of routes) {
+    if (r.httpMethod !== 'GET' && r.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS)
+      continue;
+    out.set(r.grpcPath, { service: r.service.typeName, method: r.method.name });
+  }
+  return [...out.values()];
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown): void {

@@ -5,6 +5,7 @@ import {
   type Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { channelServiceConfig, type MethodName } from '@engram/grpc-kit';
 import { grpcClientInterceptors } from '@engram/telemetry';
 
 /**
@@ -42,8 +43,15 @@ export class UpstreamPool {
   private readonly clients = new Map<string, Client>();
   private readonly byService: ReadonlyMap<string, string>;
 
-  /** @param upstreams proto service full name -> "host:port" */
-  constructor(upstreams: Readonly<Record<string, string>>) {
+  /**
+   * @param upstreams proto service full name -> gRPC target: "host:port", a DNS name that resolves to
+   *   every replica, or a list "ipv4:host:port,host:port"
+   * @param readOnly methods retried on another replica when the one serving them fails
+   */
+  constructor(
+    upstreams: Readonly<Record<string, string>>,
+    private readonly readOnly: readonly MethodName[] = [],
+  ) {
     this.byService = new Map(Object.entries(upstreams));
   }
 
@@ -67,6 +75,7 @@ export class UpstreamPool {
     if (client === undefined) {
       client = new Client(address, credentials.createInsecure(), {
         ...CHANNEL_OPTIONS,
+        'grpc.service_config': channelServiceConfig(this.readOnly),
         interceptors: grpcClientInterceptors(),
       });
       this.clients.set(address, client);

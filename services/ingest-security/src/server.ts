@@ -5,30 +5,12 @@ import type { Peers, Platform } from '@engram/platform';
 import type { Metadata } from '@grpc/grpc-js';
 import { GrpcMemoryWriter } from './clients/memory-writer-client.ts';
 import { IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
-import {
-  ChatCompletionsClassifier,
-  computePolicyVersion,
-  contentPolicyOf,
-  type InjectionClassifier,
-} from '@engram/security-rules';
+import { computePolicyVersion, contentPolicyOf, injectionClassifierOf } from '@engram/security-rules';
 import type { MemoryWriter } from './domain/ports.ts';
 import type { PipelineSettings } from './domain/write-pipeline.ts';
 import { ingestHandlers } from './handlers/ingest-handlers.ts';
 
 export const INGEST_SERVICE_NAMES = ['engram.ingest.v1.IngestService'] as const;
-
-function classifierOf(config: Platform['config']): InjectionClassifier | undefined {
-  if (!config.enableLlmInjectionClassifier) return undefined;
-  if (!config.injectionClassifierBaseUrl) {
-    throw new Error('ENABLE_LLM_INJECTION_CLASSIFIER=true requires INJECTION_CLASSIFIER_BASE_URL');
-  }
-  return new ChatCompletionsClassifier({
-    baseUrl: config.injectionClassifierBaseUrl,
-    apiKey: config.injectionClassifierApiKey,
-    model: config.injectionClassifierModel,
-    timeoutMs: config.injectionClassifierTimeoutMs,
-  });
-}
 
 /**
  * Authentication per method: IngestInternal only with the internal token (plus the caller's key);
@@ -69,7 +51,7 @@ export function ingestServices(
     enableTrustLevels: config.enableTrustLevels,
     policyVersion,
     policy: contentPolicyOf(config),
-    classifier: classifierOf(config),
+    classifier: injectionClassifierOf(config),
     classifierThreshold: config.injectionClassifierConfidenceThreshold,
     metrics: platform.metrics,
   };

@@ -32,7 +32,6 @@ if alimit - a <= plimit - p then return {1, 1, alimit, alimit - a, reset} end
 return {1, 0, plimit, plimit - p, reset}
 `;
 
-const WARN_EVERY_MS = 30_000;
 const REDIS_SPAN_ATTRIBUTES = { [ATTR.dbSystemName]: 'redis', [ATTR.dbOperationName]: 'EVAL' };
 const FIRST_CONNECT_WAIT_MS = 2_000;
 
@@ -48,14 +47,17 @@ export interface RedisRateLimiterOptions {
 
 /**
  * Rate limits shared by every instance through Redis. When Redis is unreachable or slow the limiter
- * falls back to counting in this process (it fails open to per-process limits, never to none) and
- * logs a warning at most every 30 s; it returns to Redis by itself when Redis is back.
+ * falls back to counting in this process (it fails open to per-process limits, never to none); it
+ * returns to Redis by itself when Redis is back. Each switch is logged once: a warning when the
+ * limits become per-process, an info line when they are shared again (not one line per request or
+ * per reconnection attempt).
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly fallback: MemoryRateLimiter;
   private readonly prefix: string;
-  private lastWarning = 0;
+  /** True while admissions are counted in this process because Redis failed. */
+  private local = false;
   /** Until the first connection, admissions wait for it (briefly) instead of falling back at once. */
   private firstConnection: Promise<void> | undefined;
 
@@ -70,7 +72,9 @@ export class RedisRateLimiter implements RateLimiter {
       retryStrategy: (times) => Math.min(times * 200, 2_000),
       lazyConnect: false,
     });
-    this.redis.on('error', (err: unknown) => this.warn(err));
+    // Connection errors are reported through the admissions that fail (toLocal); the listener only
+    // keeps ioredis from treating them as unhandled.
+    this.redis.on('error', () => undefined);
     this.firstConnection = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, FIRST_CONNECT_WAIT_MS);
       timer.unref();
@@ -99,9 +103,11 @@ export class RedisRateLimiter implements RateLimiter {
           limits.agentPerWindow,
         ),
       );
-      return parseVerdict(raw);
+      const verdict = parseVerdict(raw);
+      if (this.local) this.toShared();
+      return verdict;
     } catch (err) {
-      this.warn(err);
+      if (!this.local) this.toLocal(err);
       return this.fallback.checkSync(subject);
     }
   }
@@ -111,14 +117,17 @@ export class RedisRateLimiter implements RateLimiter {
     await this.fallback.close();
   }
 
-  private warn(err: unknown): void {
-    const t = Date.now();
-    if (t - this.lastWarning < WARN_EVERY_MS) return;
-    this.lastWarning = t;
+  private toLocal(err: unknown): void {
+    this.local = true;
     this.opts.logger.warn(
       { err: err instanceof Error ? err.message : String(err) },
       'Redis unavailable: rate limits are counted per process until it is back',
     );
+  }
+
+  private toShared(): void {
+    this.local = false;
+    this.opts.logger.info('Redis is back: rate limits are shared again');
   }
 }
 

@@ -43,6 +43,11 @@ export interface ScreenOptions {
   readonly classifierThreshold?: number;
   /** Default `conditions`. */
   readonly classifierEscalation?: ClassifierEscalation | undefined;
+  /**
+   * The text stage 4 judges; by default the content and error_pattern. Callers whose text is in
+   * other fields (the free text of sessions, features and run evaluations) pass it here.
+   */
+  readonly classifierText?: string | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -111,7 +116,8 @@ async function runClassifier(
   if (regexAction === 'reject') return { ran: false, reason: 'already_rejected' };
   if (!classifierRequired(opts, ctx, scan)) return { ran: false, reason: 'not_required' };
   try {
-    const confidence = await opts.classifier.classify(textForClassifier(write), opts.signal);
+    const text = opts.classifierText ?? textForClassifier(write);
+    const confidence = await opts.classifier.classify(text, opts.signal);
     const threshold = opts.classifierThreshold ?? 0.7;
     const effect =
       confidence >= CLASSIFIER_REJECT_CONFIDENCE ? 'reject' : confidence >= threshold ? 'flag' : 'none';

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { ApiClient } from '@engram/testing';
+import { recordFigures } from './figures.ts';
+import {
+  collectErrors,
+  LONG,
+  percentile,
+  printFailureLogs,
+  processStats,
+  runLoad,
+  sleep,
+  startFaultSuite,
+  tally,
+  timed,
+  uniqueContent,
+  type FaultSuite,
+  type Outcome,
+} from './support.ts';
+
+const CLIENTS = 8;
+/** 10 minutes for `make reliability`, a minute in `make test`. */
+const DURATION_MS = LONG ? 600_000 : 60_000;
+/** Measurement starts after the warm-up (JIT, pools, caches): minute 2, or 20 s of the short run. */
+const WARMUP_MS = LONG ? 120_000 : 20_000;
+const SAMPLE_EVERY_MS = LONG ? 15_000 : 5_000;
+/** Windows p99 is computed over. */
+const WINDOW_MS = LONG ? 60_000 : 10_000;
+
+interface Sample {
+  readonly t: number;
+  readonly stats: Record<string, { rssMiB: number; fds: number }>;
+}
+
+const median = (xs: number[]) => percentile(xs, 50);
+
+/**
+ * A soak of mixed writes, queries, votes and runs (start and complete) through the gateway of the
+ * distributed suite: zero 5xx and no dropped connection; resident memory and open file descriptors of
+ * every process flat after the warm-up; p99 stable from window to window.
+ */
+describe('reliability: soak of mixed writes, queries, votes and runs', function () {
+  this.timeout(DURATION_MS + 240_000);
+  let suite: FaultSuite;
+  let errors = new Map<string, string[]>();
+
+  before(async () => {
+    suite = await startFaultSuite({ redis: true });
+    errors = collectErrors(suite.engram);
+  });
+  after(() => suite?.stop());
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') printFailureLogs(suite, errors);
+  });
+
+  it(`stays flat for ${DURATION_MS / 60_000} min: memory, descriptors, p99, and no 5xx`, async () => {
+    const { engram } = suite;
+    const keys: ApiClient[] = [];
+    for (let c = 0; c < CLIENTS; c++)
+      keys.push(await engram.admin.createKey({ trust_level: 'internal', bound_agent_id: `soak-${c}` }));
+    const memories: string[] = [];
+    const run = randomBytes(3).toString('hex');
+    const call = (c: number, op: string, method: string, path: string, body?: unknown) =>
+      timed(op, engram.baseUrl, keys[c]!.key!, method, path, body);
+
+    const step = async (c: number, seq: number): Promise<Outcome> => {
+      const dice = (seq * 7 + c) % 20;
+      const target = memories.length > 0 ? memories[(seq * 31 + c) % memories.length] : undefined;
+      if (dice < 8 || target === undefined) {
+        const o = await call(c, 'write', 'POST', '/memories/add', {
+          content: uniqueContent(c, seq),
+          scope: 'global',
+        });
+        if (o.status === 200 && o.id) memories.push(o.id);
+        return o;
+      }
+      if (dice < 14)
+        return call(c, 'query', 'POST', '/memories/query', { query: 'rotate staging certificates' });
+      if (dice < 17)
+        return call(c, 'vote', 'POST', `/memories/ace/vote/${target}`, {
+          vote: seq % 3 === 0 ? 'harmful' : 'helpful',
+          task_id: `t-${seq}`,
+        });
+      const runId = `soak-${run}-${c}-${seq}`;
+      const started = await call(c, 'run', 'POST', '/ace/run', {
+        run_id: runId,
+        task_type: 'soak',
+        memory_ids_used: [target],
+      });
+      if (started.status !== 200) return started;
+      return call(c, 'run', 'POST', `/ace/run/${runId}/complete`, {
+        success: seq % 4 !== 0,
+        evaluation: { notes: 'Soak run finished.', steps: seq % 10 },
+      });
+    };
+
+    const samples: Sample[] = [];
+    const t0 = Date.now();
+    const sampler = (async () => {
+      while (Date.now() - t0 < DURATION_MS) {
+        const stats: Sample['stats'] = {};
+        for (const [name, p] of engram.processes) stats[name] = processStats(p.child.pid!);
+        samples.push({ t: Date.now() - t0, stats });
+        await sleep(SAMPLE_EVERY_MS);
+      }
+    })();
+    const outcomes = await runLoad(CLIENTS, step, sampler);
+
+    const counts = tally(outcomes);
+    const failures = outcomes.filter((o) => o.status === 0 || o.status >= 500);
+    const ok = outcomes.filter((o) => o.status >= 200 && o.status < 300).length;
+
+    // p99 per window after the warm-up
+    const windows: { from_s: number; n: number; p50_ms: number; p99_ms: number }[] = [];
+    for (let from = WARMUP_MS; from + WINDOW_MS <= DURATION_MS + 1; from += WINDOW_MS) {
+      const inWindow = outcomes.filter(
+        (o) => o.startedAt - t0 >= from && o.startedAt - t0 < from + WINDOW_MS,
+      );
+      const ms = inWindow.map((o) => o.ms);
+      windows.push({
+        from_s: from / 1000,
+        n: ms.length,
+        p50_ms: percentile(ms, 50),
+        p99_ms: percentile(ms, 99),
+      });
+    }
+    // Memory: V8 collects in a sawtooth (RSS climbs for minutes, then drops by tens of MiB), so the
+    // last samples against the first would judge where a cycle happens to be. What a leak raises is
+    // the floor: the lowest RSS of the last third of the measured period against that of the first.
+    const measured = samples.filter((s) => s.t >= WARMUP_MS);
+    const third = Math.max(1, Math.floor(measured.length / 3));
+    const first = measured.slice(0, third);
+    const last = measured.slice(-third);
+    const growth: Record<
+      string,
+      { rss_floor_first: number; rss_floor_last: number; rss_max: number; fds_start: number; fds_max: number }
+    > = {};
+    for (const name of engram.processes.keys()) {
+      const rss = (ss: Sample[]) => ss.map((s) => s.stats[name]!.rssMiB);
+      growth[name] = {
+        rss_floor_first: Math.min(...rss(first)),
+        rss_floor_last: Math.min(...rss(last)),
+        rss_max: Math.max(...rss(measured)),
+        fds_start: median(first.map((s) => s.stats[name]!.fds)),
+        fds_max: Math.max(...measured.map((s) => s.stats[name]!.fds)),
+      };
+    }
+    recordFigures(`soak-${DURATION_MS / 60_000}min`, {
+      clients: CLIENTS,
+      requests: outcomes.length,
+      by_op: Object.fromEntries(
+        ['write', 'query', 'vote', 'run'].map((op) => [op, outcomes.filter((o) => o.op === op).length]),
+      ),
+      outcomes: counts,
+      five_xx: failures.length,
+      p50_ms: percentile(
+        outcomes.map((o) => o.ms),
+        50,
+      ),
+      p99_ms: percentile(
+        outcomes.map((o) => o.ms),
+        99,
+      ),
+      windows,
+      processes: growth,
+      series: samples.map((s) => ({
+        t_s: Math.round(s.t / 1000),
+        ...Object.fromEntries(Object.entries(s.stats).map(([n, v]) => [n, [v.rssMiB, v.fds]])),
+      })),
+    });
+
+    assert.deepEqual(failures.slice(0, 5), [], `no 5xx and no dropped connection: ${JSON.stringify(counts)}`);
+    assert.ok(ok >= outcomes.length * 0.98, `nearly every request succeeds: ${JSON.stringify(counts)}`);
+    for (const [name, g] of Object.entries(growth)) {
+      // Flat: the floor within 25% and 48 MiB of where it was after the warm-up; descriptors within 16.
+      assert.ok(
+        g.rss_floor_last <= g.rss_floor_first * 1.25 && g.rss_floor_last - g.rss_floor_first <= 48,
+        `${name}: the resident memory floor rose from ${g.rss_floor_first} to ${g.rss_floor_last} MiB`,
+      );
+      assert.ok(
+        g.fds_max <= g.fds_start + 16,
+        `${name}: open descriptors grew from ${g.fds_start} to ${g.fds_max}`,
+      );
+    }
+    const p99s = windows.map((w) => w.p99_ms);
+    const firstP99 = p99s[0]!;
+    const lastP99 = Math.max(...p99s.slice(-2));
+    assert.ok(
+      lastP99 <= Math.max(2 * firstP99, firstP99 + 500),
+      `p99 stable: ${JSON.stringify(p99s)} ms per window`,
+    );
+  });
+});
