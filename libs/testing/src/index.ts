@@ -16,3 +16,13 @@ export { compiledEntry, REPO_ROOT } from './compiled-entry.ts';
 export { TestNatsServer } from './nats-server.ts';
 export { OpenApiResponses } from './openapi-validator.ts';
 export type { OpenApiDocument } from './openapi-validator.ts';
+export {
+  EmbeddingStandIn,
+  STANDIN_LATENT_DIMENSIONS,
+  standInDimensions,
+  standInLatent,
+  standInTopic,
+  standInVector,
+  standInWords,
+} from './embedding-standin.ts';
+export type { EmbeddingStandInOptions } from './embedding-standin.ts';
