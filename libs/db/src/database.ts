@@ -11,8 +11,16 @@ export interface Database {
   readonly knex: Knex;
   /** Reads that tolerate replica lag; the primary when no DATABASE_READ_URL is set. */
   readonly read: Knex;
-  /** hnsw.ef_search every session starts with (HNSW_EF_SEARCH). */
+  /**
+   * hnsw.ef_search of every session: the store's pinned value once known (setHnswEfSearch), until
+   * then the one the database was opened with.
+   */
   readonly hnswEfSearch: number;
+  /**
+   * Moves every session to another hnsw.ef_search: new connections start at it, and a pooled
+   * connection made earlier is brought to it (one SET) the next time it is handed out.
+   */
+  setHnswEfSearch(ef: number): Promise<void>;
   /** True when the last ping succeeded; drives the health status. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -25,13 +33,13 @@ export interface DatabaseOptions {
   /** PGlite data directory; "memory://" keeps it in memory (tests). */
   readonly dataDir?: string;
   readonly poolMax?: number;
-  /** hnsw.ef_search of every session; default DEFAULT_HNSW_EF_SEARCH. */
-  readonly hnswEfSearch?: number;
+  /** hnsw.ef_search of every session until setHnswEfSearch; default DEFAULT_HNSW_EF_SEARCH. */
+  readonly hnswEfSearch?: number | undefined;
 }
 
 /**
- * The default hnsw.ef_search of every session; a search that needs a longer candidate list sets its
- * own. 200 keeps recall@10 at or above 0.95 up to about 100,000 memories (docs/benchmarks.md).
+ * hnsw.ef_search of a session before the store's pinned value is known (a process opens the
+ * database before it reads the pin); a search that needs a longer candidate list sets its own.
  */
 export const DEFAULT_HNSW_EF_SEARCH = 200;
 
@@ -63,28 +71,66 @@ export function withHnswEfSearch<T>(
   });
 }
 
-function pgKnex(url: string, poolMax: number, settings: string): Knex {
-  return knexFactory({
+function checkEf(ef: number): void {
+  if (!Number.isInteger(ef) || ef < 1 || ef > 1000)
+    throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
+}
+
+interface PgConnection {
+  query(sql: string, cb: (err: Error | null) => void): void;
+  /** The hnsw.ef_search this session runs at (set by afterCreate and by acquireConnection). */
+  engramEfSearch?: number;
+}
+
+/**
+ * A pg knex whose sessions start with `settings()` and run at `ef()`: every connection handed out
+ * (to a query or a transaction) is first brought to the current ef_search when it was made at
+ * another one. One number compared per query; one SET per connection after a change.
+ */
+function pgKnex(url: string, poolMax: number, settings: () => string, ef: () => number): Knex {
+  const knex = knexFactory({
     client: 'pg',
     connection: url,
     pool: {
       min: 0,
       max: poolMax,
-      afterCreate(
-        conn: { query(sql: string, cb: (err: Error | null) => void): void },
-        done: (err: Error | null, conn: unknown) => void,
-      ) {
-        conn.query(settings, (err) => done(err, conn));
+      afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        const at = ef();
+        conn.query(settings(), (err) => {
+          if (!err) conn.engramEfSearch = at;
+          done(err, conn);
+        });
       },
     },
     acquireConnectionTimeout: 10_000,
   });
+  const client = knex.client as {
+    acquireConnection(): Promise<PgConnection>;
+    releaseConnection(conn: PgConnection): Promise<unknown>;
+  };
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = async () => {
+    const conn = await acquire();
+    const want = ef();
+    if (conn.engramEfSearch === want) return conn;
+    try {
+      await new Promise<void>((resolve, reject) =>
+        conn.query(`set hnsw.ef_search = ${Math.trunc(want)}`, (err) => (err ? reject(err) : resolve())),
+      );
+      conn.engramEfSearch = want;
+      return conn;
+    } catch (err) {
+      await client.releaseConnection(conn);
+      throw err;
+    }
+  };
+  return knex;
 }
 
 async function pgliteKnex(
   dataDir: string,
   settings: string,
-): Promise<{ knex: Knex; close: () => Promise<void> }> {
+): Promise<{ knex: Knex; exec: (sql: string) => Promise<unknown>; close: () => Promise<void> }> {
   const [{ PGlite }, { vector }, clientModule] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
@@ -101,6 +147,7 @@ async function pgliteKnex(
   } as Knex.Config);
   return {
     knex,
+    exec: (sql) => pglite.exec(sql),
     close: async () => {
       await knex.destroy(); // the dialect closes its PGlite connection
       if (!pglite.closed) await pglite.close();
@@ -114,20 +161,27 @@ async function pgliteKnex(
  */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const poolMax = opts.poolMax ?? 10;
-  const hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
-  if (!Number.isInteger(hnswEfSearch) || hnswEfSearch < 1 || hnswEfSearch > 1000)
-    throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
-  const settings = sessionSettingsSql(hnswEfSearch);
+  let hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
+  checkEf(hnswEfSearch);
+  const settings = () => sessionSettingsSql(hnswEfSearch);
   if (opts.url) {
-    const primary = pgKnex(opts.url, poolMax, settings);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings) : primary;
+    const ef = () => hnswEfSearch;
+    const primary = pgKnex(opts.url, poolMax, settings, ef);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, ef) : primary;
     traceKnexQueries(primary);
     traceKnexQueries(read);
     return {
       engine: 'postgres',
       knex: primary,
       read,
-      hnswEfSearch,
+      get hnswEfSearch() {
+        return hnswEfSearch;
+      },
+      setHnswEfSearch: (value) => {
+        checkEf(value);
+        hnswEfSearch = value;
+        return Promise.resolve();
+      },
       ping: () => pingKnex(primary),
       close: async () => {
         if (read !== primary) await read.destroy();
@@ -135,13 +189,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       },
     };
   }
-  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings);
+  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings());
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
     engine: 'pglite',
     knex: lite.knex,
     read: lite.knex,
-    hnswEfSearch,
+    get hnswEfSearch() {
+      return hnswEfSearch;
+    },
+    // PGlite is one session: set it there.
+    setHnswEfSearch: async (value) => {
+      checkEf(value);
+      if (value === hnswEfSearch) return;
+      await lite.exec(`set hnsw.ef_search = ${Math.trunc(value)}`);
+      hnswEfSearch = value;
+    },
     ping: () => pingKnex(lite.knex),
     close: lite.close,
   };
