@@ -75,6 +75,15 @@ all: test ## Same as test
 bench: build services ## Write and read benchmarks through the gateway (PGlite and PostgreSQL); updates docs/benchmarks.md
 	$(TSX) scripts/bench/retrieval.ts
 
+bench-peers: build services ## Engram and mem0 OSS in the same run (same PostgreSQL, corpus, embedding stand-in, clients); updates docs/benchmarks.md
+	$(TSX) scripts/bench/peers.ts
+
+bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md
+	$(TSX) scripts/bench/hnsw.ts
+
+bench-whole-project: build services ## EXPLAIN of the vector query over the whole project vs one agent at 50k memories, 1536 dimensions
+	$(TSX) scripts/bench/whole-project.ts
+
 bench-startup: build ## Start time and resident memory of the embedded process, tsx vs compiled; updates docs/benchmarks.md
 	$(TSX) scripts/bench/startup.ts
 
@@ -90,4 +99,4 @@ train-injection-model: install ## Train the learned injection signal on the dev 
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security train-injection-model clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model clean
