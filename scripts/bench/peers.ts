@@ -49,6 +49,8 @@ const env = process.env;
 const log = (s: string) => process.stdout.write(s + '\n');
 const list = (v: string | undefined, d: string) => (v ?? d).split(',').filter((x) => x !== '');
 const sizes = list(env.BENCH_PEERS_SIZES, '10000,100000').map(Number);
+/** mem0's read-set sizes, when they must differ (its load runs one memory at a time). */
+const mem0Sizes = list(env.BENCH_PEERS_MEM0_SIZES, sizes.join(',')).map(Number);
 const dimsList = list(env.BENCH_PEERS_DIMS, '384,1536').map(Number);
 const systems = list(env.BENCH_PEERS_SYSTEMS, 'engram,mem0');
 const pgLabel = env.BENCH_PEERS_PG ?? 'default';
@@ -180,6 +182,7 @@ async function engram(dims: number, baseUrl: string, standInPid: number): Promis
     const add1 = await runFor(1, 300, add);
     const [add32, add32Cpu] = await metered(meter, () => runFor(32, 2000, add));
     log(`  add p50 ${add1.p50.toFixed(1)} ms, ${add32.perSecond.toFixed(0)} adds/s at 32`);
+    if (add32Cpu) log(`  cpu per add: ${cpuLine(add32Cpu)}`);
     const reader = await admin.createKey({
       trust_level: 'internal',
       bound_agent_id: 'agent-3',
@@ -209,6 +212,7 @@ async function engram(dims: number, baseUrl: string, standInPid: number): Promis
       log(
         `  query p50 ${query1.p50.toFixed(1)} ms, ${query16.perSecond.toFixed(0)} q/s at 16; whole project p50 ${wholeProject1.p50.toFixed(1)} ms`,
       );
+      if (query16Cpu) log(`  cpu per query: ${cpuLine(query16Cpu)}`);
     }
     return { add1, add32, add32Cpu, reads };
   } finally {
@@ -278,12 +282,13 @@ async function mem0(dims: number, baseUrl: string, standInPid: number, db: TestD
     const add1 = await runFor(1, 300, add);
     const [add32, add32Cpu] = await metered(meter, () => runFor(32, 2000, add));
     log(`  add p50 ${add1.p50.toFixed(1)} ms, ${add32.perSecond.toFixed(0)} adds/s at 32`);
+    if (add32Cpu) log(`  cpu per add: ${cpuLine(add32Cpu)}`);
     loader = new Memory(config(false));
     const load = loader;
     const table = `memories_${dims}`;
     const reads: Point['reads'] = [];
     let loaded = 0;
-    for (const size of sizes) {
+    for (const size of mem0Sizes) {
       log(`mem0 ${dims}: loading ${size.toLocaleString('en')}`);
       const t0 = performance.now();
       // Its index is rebuilt after the load, as Engram's is (the same DDL as mem0's hnsw option).
@@ -320,6 +325,7 @@ async function mem0(dims: number, baseUrl: string, standInPid: number, db: TestD
       const [query16, query16Cpu] = await metered(meter, () => runFor(16, 2000, q));
       reads.push({ size, query1, query16, query16Cpu });
       log(`  query p50 ${query1.p50.toFixed(1)} ms, ${query16.perSecond.toFixed(0)} q/s at 16`);
+      if (query16Cpu) log(`  cpu per query: ${cpuLine(query16Cpu)}`);
     }
     return { add1, add32, add32Cpu, reads };
   } finally {
@@ -351,7 +357,8 @@ function table(dims: number, e: Point | undefined, m: Point | undefined): string
     `| add, 1 client, p50 ms | ${f1(m?.add1.p50 ?? NaN)} | ${f1(e?.add1.p50 ?? NaN)} | ${ratio(e?.add1.p50 ?? NaN, m?.add1.p50 ?? NaN)} |`,
     `| adds/s, 32 clients | ${f1(m?.add32.perSecond ?? NaN)} | ${f1(e?.add32.perSecond ?? NaN)} | ${ratio(e?.add32.perSecond ?? NaN, m?.add32.perSecond ?? NaN)} |`,
   ];
-  for (const size of sizes) {
+  const allSizes = [...new Set([...sizes, ...mem0Sizes])].sort((a, b) => a - b);
+  for (const size of allSizes) {
     const er = e?.reads.find((r) => r.size === size);
     const mr = m?.reads.find((r) => r.size === size);
     const n = size.toLocaleString('en');
@@ -365,7 +372,7 @@ function table(dims: number, e: Point | undefined, m: Point | undefined): string
   if (e?.add32Cpu) cpu.push(`- Engram add at 32 clients: ${cpuLine(e.add32Cpu)}`);
   if (m?.add32Cpu)
     cpu.push(`- mem0 add at 32 clients (mem0 runs in the load generator): ${cpuLine(m.add32Cpu)}`);
-  for (const size of sizes) {
+  for (const size of allSizes) {
     const er = e?.reads.find((r) => r.size === size);
     const mr = m?.reads.find((r) => r.size === size);
     if (er?.query16Cpu)
@@ -390,7 +397,7 @@ function table(dims: number, e: Point | undefined, m: Point | undefined): string
           `mem0 add: 1 client ${m.add1.count} (p95 ${f1(m.add1.p95)} ms), 32 clients ${m.add32.count} (p50 ${f1(m.add32.p50)}, p99 ${f1(m.add32.p99)} ms, ${m.add32.errors} errors)`,
         ]
       : []),
-    ...sizes.flatMap((size) => {
+    ...allSizes.flatMap((size) => {
       const er = e?.reads.find((r) => r.size === size);
       const mr = m?.reads.find((r) => r.size === size);
       const n = size.toLocaleString('en');
@@ -419,7 +426,10 @@ async function main(): Promise<void> {
     const db = await createTestDatabase('engram_peers');
     const k = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 1 } });
     const r = await k.raw<{ rows: { v: string; sb: string; pgv: string; pid: number }[] }>(
-      `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
+      `select current_setting('server_version') as v,
+              'shared_buffers ' || current_setting('shared_buffers') || ', effective_cache_size ' || current_setting('effective_cache_size') ||
+              ', work_mem ' || current_setting('work_mem') || ', maintenance_work_mem ' || current_setting('maintenance_work_mem') ||
+              ', max_wal_size ' || current_setting('max_wal_size') || ', random_page_cost ' || current_setting('random_page_cost') as sb,
               (select extversion from pg_extension where extname = 'vector') as pgv, pg_backend_pid() as pid`,
     );
     // A private server (not the default one): count every process of it (its postmaster's children).
@@ -447,13 +457,16 @@ async function main(): Promise<void> {
           await db.drop();
         }
       }
-      out.push(...table(dims, e, m));
+      const t = table(dims, e, m);
+      out.push(...t);
+      // Each size's table as soon as it is measured (a long run may be cut short).
+      log(t.join('\n'));
     }
   } finally {
     await s.proc.stop();
   }
   const body = [
-    `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${sb.v} as configured ${pgLabel === 'default' ? 'by default' : `(${pgLabel})`} (shared_buffers ${sb.sb}), pgvector ${sb.pgv}, with \`make bench-peers\` (BENCH_PEERS_SIZES=${sizes.join(',')}, BENCH_PEERS_DIMS=${dimsList.join(',')}). Load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ${loadavg()
+    `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${sb.v} as configured ${pgLabel === 'default' ? 'by default' : `(${pgLabel})`} (${sb.sb}), pgvector ${sb.pgv}, with \`make bench-peers\` (BENCH_PEERS_SIZES=${sizes.join(',')}, BENCH_PEERS_MEM0_SIZES=${mem0Sizes.join(',')}, BENCH_PEERS_DIMS=${dimsList.join(',')}). Load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ${loadavg()
       .map((x) => x.toFixed(1))
       .join(
         ' / ',
