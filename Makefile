@@ -75,7 +75,12 @@ all: test ## Same as test
 bench: build services ## Write and read benchmarks through the gateway (PGlite and PostgreSQL); updates docs/benchmarks.md
 	$(TSX) scripts/bench/retrieval.ts
 
-bench-peers: build services ## Engram and mem0 OSS in the same run (same PostgreSQL, corpus, embedding stand-in, clients); updates docs/benchmarks.md
+# The peer is installed apart from the project (its own package.json and lock), so `npm ci` stays lean.
+scripts/bench/peers/node_modules/.installed: scripts/bench/peers/package.json scripts/bench/peers/package-lock.json
+	npm ci --prefix scripts/bench/peers --no-audit --no-fund --loglevel=error
+	@touch $@
+
+bench-peers: build services scripts/bench/peers/node_modules/.installed ## Engram and mem0 OSS in the same run (same PostgreSQL, corpus, embedding stand-in, clients); updates docs/benchmarks.md
 	$(TSX) scripts/bench/peers.ts
 
 bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md

@@ -24,6 +24,7 @@
  *   BENCH_DOCS=0                     print instead of writing docs/benchmarks.md
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
@@ -236,7 +237,10 @@ interface Mem0Memory {
 async function mem0(dims: number, baseUrl: string, standInPid: number, db: TestDatabase): Promise<Point> {
   // Before the package loads: no telemetry and no notice lookups leave this machine.
   process.env.MEM0_TELEMETRY = 'false';
-  const { Memory } = (await import('mem0ai/oss')) as unknown as {
+  // mem0 and what its pgvector store and SQLite history need are installed by `make bench-peers` into
+  // scripts/bench/peers (its own package.json and lock), not into the project's dependencies.
+  const peers = createRequire(new URL('./peers/package.json', import.meta.url));
+  const { Memory } = peers('mem0ai/oss') as {
     Memory: new (config: Record<string, unknown>) => Mem0Memory;
   };
   const historyDir = mkdtempSync(join(tmpdir(), 'mem0-history-'));
