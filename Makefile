@@ -75,6 +75,20 @@ all: test ## Same as test
 bench: build services ## Write and read benchmarks through the gateway (PGlite and PostgreSQL); updates docs/benchmarks.md
 	$(TSX) scripts/bench/retrieval.ts
 
+# The peer is installed apart from the project (its own package.json and lock), so `npm ci` stays lean.
+scripts/bench/peers/node_modules/.installed: scripts/bench/peers/package.json scripts/bench/peers/package-lock.json
+	npm ci --prefix scripts/bench/peers --no-audit --no-fund --loglevel=error
+	@touch $@
+
+bench-peers: build services scripts/bench/peers/node_modules/.installed ## Engram and mem0 OSS in the same run (same PostgreSQL, corpus, embedding stand-in, clients); updates docs/benchmarks.md
+	$(TSX) scripts/bench/peers.ts
+
+bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md
+	$(TSX) scripts/bench/hnsw.ts
+
+bench-whole-project: build services ## EXPLAIN of the vector query over the whole project vs one agent at 50k memories, 1536 dimensions
+	$(TSX) scripts/bench/whole-project.ts
+
 bench-startup: build ## Start time and resident memory of the embedded process, tsx vs compiled; updates docs/benchmarks.md
 	$(TSX) scripts/bench/startup.ts
 
@@ -93,4 +107,4 @@ reliability: build ## Long fault tests (PostgreSQL, NATS, Redis, replicas, full 
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-startup bench-tracing bench-security train-injection-model reliability clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean

@@ -3,8 +3,10 @@ import {
   PGVECTOR_DEFAULTS,
   HNSW_INDEX_NAME,
   HNSW_INDEX_PARAMS,
+  hnswDefaults,
   hnswIndexParams,
   migrateLatest,
+  pinnedHnswSettings,
   type Database,
 } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
@@ -37,6 +39,7 @@ for (const engine of ENGINES) {
       assert.equal(await hnswIndexParams(db.knex), undefined);
       await pinEmbeddingSpace(db, { provider: 'hash', model: 'engram-hash-v1', dimensions: 8 });
       assert.deepEqual(await hnswIndexParams(db.knex), { ...HNSW_INDEX_PARAMS });
+      assert.deepEqual(await pinnedHnswSettings(db.knex), { ...HNSW_INDEX_PARAMS, efSearch: 200 });
     });
 
     it('is rebuilt once by the migration when an older store has pgvector’s defaults, then left alone', async () => {
@@ -53,6 +56,60 @@ for (const engine of ENGINES) {
       const before = await indexOid(db);
       await migration.up(db.knex);
       assert.equal(await indexOid(db), before, 'no second rebuild');
+    });
+  });
+}
+
+const show = async (db: Database): Promise<string> => {
+  const res: { rows: { ef: string }[] } = await db.read.raw(`select current_setting('hnsw.ef_search') as ef`);
+  return String(res.rows[0]?.ef);
+};
+
+for (const engine of ENGINES) {
+  describe(`HNSW settings pinned with the embedding space (${engine})`, function () {
+    this.timeout(60_000);
+    let store: EngineDatabase | undefined;
+    const fresh = async () => {
+      store = await openEngineDatabase(engine);
+      for (const set of [eventsMigrations, memoryStoreMigrations]) await migrateLatest(store.db, set);
+      return store.db;
+    };
+    afterEach(async () => {
+      await store?.close();
+      store = undefined;
+    });
+
+    it('takes the provider’s defaults, builds the index with them and searches at the pinned ef_search', async () => {
+      const db = await fresh();
+      const pinned = await pinEmbeddingSpace(db, { provider: 'openai', model: 'm', dimensions: 8 });
+      const want = hnswDefaults('openai');
+      assert.deepEqual(pinned, want);
+      assert.deepEqual(await pinnedHnswSettings(db.knex), want);
+      assert.deepEqual(await hnswIndexParams(db.knex), { m: want.m, efConstruction: want.efConstruction });
+      assert.equal(db.hnswEfSearch, want.efSearch);
+      assert.equal(await show(db), String(want.efSearch), 'the sessions run at the pinned value');
+    });
+
+    it('records what the operator chose when the store is initialised, and keeps it on later starts', async () => {
+      const db = await fresh();
+      const space = { provider: 'openai' as const, model: 'm', dimensions: 8 };
+      await pinEmbeddingSpace(db, space, { m: 12, efConstruction: 48, efSearch: 77 });
+      assert.deepEqual(await pinnedHnswSettings(db.knex), { m: 12, efConstruction: 48, efSearch: 77 });
+      assert.deepEqual(await hnswIndexParams(db.knex), { m: 12, efConstruction: 48 });
+      assert.equal(await show(db), '77');
+      // A later start with other settings: the store keeps its own (engram reembed changes them).
+      const again = await pinEmbeddingSpace(db, space, { efSearch: 300 });
+      assert.deepEqual(again, { m: 12, efConstruction: 48, efSearch: 77 });
+      assert.equal(await show(db), '77');
+    });
+
+    it('moves every pooled session when the pinned ef_search changes', async () => {
+      const db = await fresh();
+      await pinEmbeddingSpace(db, { provider: 'hash', model: 'engram-hash-v1', dimensions: 8 });
+      assert.equal(await show(db), '200');
+      await db.setHnswEfSearch(64);
+      const seen = await Promise.all(Array.from({ length: 6 }, () => show(db)));
+      assert.deepEqual(new Set(seen), new Set(['64']));
     });
   });
 }

@@ -120,8 +120,54 @@ describe('engram reembed', function () {
         `select indexdef from pg_indexes where indexname = 'memories_embedding_hnsw'`,
       );
       assert.match(String(idx.rows[0]?.indexdef), /hnsw \(embedding vector_cosine_ops\)/);
+      // The new space brings its provider's HNSW settings (pinned with it, index built with them).
+      const space = await c.query(
+        'select hnsw_m as m, hnsw_ef_construction as efc, hnsw_ef_search as ef from embedding_space',
+      );
+      assert.deepEqual(space.rows[0], { m: 16, efc: 64, ef: 200 });
+      assert.match(String(idx.rows[0]?.indexdef), /m='?16'?, ef_construction='?64'?/);
     } finally {
       await c.end();
+    }
+  });
+
+  it('changes the HNSW settings of a store that stays in its space: ef_search recorded, m rebuilds the index', async () => {
+    const efOnly = await cli({ ...local(), ...integrity, HNSW_EF_SEARCH: '90' });
+    assert.match(
+      efOnly.stdout,
+      /stays in local\/engram-tiny\/16-d; HNSW settings moved from .*ef_search 200 to .*ef_search 90\n/,
+    );
+    const rebuilt = await cli({ ...local(), ...integrity, HNSW_M: '20' });
+    assert.match(rebuilt.stdout, /m 20, ef_construction 64, ef_search 90; HNSW index rebuilt/);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const space = await c.query(
+        'select hnsw_m as m, hnsw_ef_construction as efc, hnsw_ef_search as ef from embedding_space',
+      );
+      assert.deepEqual(space.rows[0], { m: 20, efc: 64, ef: 90 });
+      const idx = await c.query(
+        `select indexdef from pg_indexes where indexname = 'memories_embedding_hnsw'`,
+      );
+      assert.match(String(idx.rows[0]?.indexdef), /m='?20'?, ef_construction='?64'?/);
+    } finally {
+      await c.end();
+    }
+    const moved = await startTestEngram('pglite', {
+      ...NO_RATE_LIMITS,
+      ...integrity,
+      ...local(),
+      DATABASE_URL: db.url,
+    });
+    try {
+      const rows = await search(moved.admin, '/memories/query', {
+        query: 'oat milk coffee',
+        agent_id: 'a',
+        top_k: 3,
+      });
+      assert.ok(rows.length > 0, 'the rebuilt index answers');
+    } finally {
+      await moved.stop();
     }
   });
 

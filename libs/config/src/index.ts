@@ -6,6 +6,7 @@ export {
   loadConfig,
   num,
   oneOf,
+  optionalInt,
   optionalStr,
   str,
 } from './schema.ts';

@@ -59,6 +59,16 @@ export const int = (env: string, doc: string, opts: { default?: number; min?: nu
     return n;
   })(env, doc, opts.default === undefined ? {} : { default: opts.default });
 
+/** An integer that may stay unset (undefined): the code then decides, e.g. from stored state. */
+export const optionalInt = (
+  env: string,
+  doc: string,
+  opts: { min?: number; max?: number } = {},
+): FieldSpec<number | undefined> => ({
+  ...int(env, doc, opts),
+  default: undefined,
+});
+
 export const num = (env: string, doc: string, opts: { default?: number; min?: number; max?: number } = {}) =>
   field((raw) => {
     const n = Number(raw);

@@ -1,4 +1,15 @@
-import { bool, ConfigError, int, loadConfig, num, oneOf, optionalStr, str, type ConfigOf } from './schema.ts';
+import {
+  bool,
+  ConfigError,
+  int,
+  loadConfig,
+  num,
+  oneOf,
+  optionalInt,
+  optionalStr,
+  str,
+  type ConfigOf,
+} from './schema.ts';
 
 const policyAction = ['reject', 'redact', 'flag', 'allow'] as const;
 
@@ -42,10 +53,20 @@ export const engramSchema = {
     'PostgreSQL: longest wait for one statement, on the client (a server that does not answer) and on the server (statement_timeout); then 503 DEPENDENCY_UNAVAILABLE. 0: none. Migrations are not bounded.',
     { default: 5_000, min: 0, max: 3_600_000 },
   ),
-  hnswEfSearch: int(
+  hnswM: optionalInt(
+    'HNSW_M',
+    'HNSW graph degree (pgvector m) of the embedding index, used when the store is initialised (its embedding space pinned) and by `engram reembed`; afterwards the store keeps the value it was built with. Unset: the default of the embedding provider (hash 24, openai and local 16; docs/decisions.md).',
+    { min: 2, max: 100 },
+  ),
+  hnswEfConstruction: optionalInt(
+    'HNSW_EF_CONSTRUCTION',
+    'HNSW build candidate list (pgvector ef_construction), used like HNSW_M. Unset: the default of the embedding provider (hash 200, openai and local 64).',
+    { min: 4, max: 1000 },
+  ),
+  hnswEfSearch: optionalInt(
     'HNSW_EF_SEARCH',
-    'HNSW candidate list of a vector search (pgvector hnsw.ef_search). Higher finds more of the exact nearest neighbours at a higher cost per query: with the hash embedder 200 gave recall@10 0.97 at 100,000 memories and 0.89 at 1,000,000 (0.93 at 400; docs/benchmarks.md).',
-    { default: 200, min: 10, max: 1000 },
+    'HNSW candidate list of a vector search (pgvector hnsw.ef_search), recorded with the embedding space like HNSW_M: the value when the store is initialised, changed later with `engram reembed`; every process reads it from the store. Higher finds more of the exact nearest neighbours at a higher cost per query. Unset: the default of the embedding provider (200 for hash, openai and local; docs/benchmarks.md).',
+    { min: 10, max: 1000 },
   ),
   dataDir: str('ENGRAM_DATA_DIR', 'Embedded data directory (PGlite files, generated keys).', {
     default: './data',

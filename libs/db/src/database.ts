@@ -17,8 +17,16 @@ export interface Database {
    * replica's migration lock); absent when there is no timeout to lift (PGlite, or none set).
    */
   readonly unbounded?: Knex;
-  /** hnsw.ef_search every session starts with (HNSW_EF_SEARCH). */
+  /**
+   * hnsw.ef_search of every session: the store's pinned value once known (setHnswEfSearch), until
+   * then the one the database was opened with.
+   */
   readonly hnswEfSearch: number;
+  /**
+   * Moves every session to another hnsw.ef_search: new connections start at it, and a pooled
+   * connection made earlier is brought to it (one SET) the next time it is handed out.
+   */
+  setHnswEfSearch(ef: number): Promise<void>;
   /** True when the last ping succeeded; drives the health status. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -31,8 +39,8 @@ export interface DatabaseOptions {
   /** PGlite data directory; "memory://" keeps it in memory (tests). */
   readonly dataDir?: string;
   readonly poolMax?: number;
-  /** hnsw.ef_search of every session; default DEFAULT_HNSW_EF_SEARCH. */
-  readonly hnswEfSearch?: number;
+  /** hnsw.ef_search of every session until setHnswEfSearch; default DEFAULT_HNSW_EF_SEARCH. */
+  readonly hnswEfSearch?: number | undefined;
   /** PostgreSQL only; each undefined or 0 means none. See DATABASE_TIMEOUTS for what they bound. */
   readonly timeouts?: DatabaseTimeouts;
 }
@@ -54,8 +62,8 @@ export interface DatabaseTimeouts {
 }
 
 /**
- * The default hnsw.ef_search of every session; a search that needs a longer candidate list sets its
- * own. 200 keeps recall@10 at or above 0.95 up to about 100,000 memories (docs/benchmarks.md).
+ * hnsw.ef_search of a session before the store's pinned value is known (a process opens the
+ * database before it reads the pin); a search that needs a longer candidate list sets its own.
  */
 export const DEFAULT_HNSW_EF_SEARCH = 200;
 
@@ -87,15 +95,35 @@ export function withHnswEfSearch<T>(
   });
 }
 
-/** The part of a node-postgres client the pool hook uses. */
-interface PgConnection {
-  query(sql: string, cb: (err: Error | null) => void): void;
+function checkEf(ef: number): void {
+  if (!Number.isInteger(ef) || ef < 1 || ef > 1000)
+    throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
 }
 
-function pgKnex(url: string, poolMax: number, settings: string, timeouts: DatabaseTimeouts = {}): Knex {
+/** The part of a node-postgres client the pool hooks use. */
+interface PgConnection {
+  query(sql: string, cb: (err: Error | null) => void): void;
+  /** The hnsw.ef_search this session runs at (set by afterCreate and by acquireConnection). */
+  engramEfSearch?: number;
+}
+
+/**
+ * A pg knex whose sessions start with `settings()` (plus the statement timeout) and run at `ef()`:
+ * every connection handed out (to a query or a transaction) is first brought to the current
+ * ef_search when it was made at another one. One number compared per query; one SET per connection
+ * after a change.
+ */
+function pgKnex(
+  url: string,
+  poolMax: number,
+  settings: () => string,
+  ef: () => number,
+  timeouts: DatabaseTimeouts = {},
+): Knex {
   const { connectMs, acquireMs, queryMs } = timeouts;
-  const sessionSettings = queryMs ? `${settings}; set statement_timeout = ${Math.trunc(queryMs)}` : settings;
-  return knexFactory({
+  const sessionSettings = () =>
+    queryMs ? `${settings()}; set statement_timeout = ${Math.trunc(queryMs)}` : settings();
+  const knex = knexFactory({
     client: 'pg',
     connection: {
       connectionString: url,
@@ -109,17 +137,42 @@ function pgKnex(url: string, poolMax: number, settings: string, timeouts: Databa
       min: 0,
       max: poolMax,
       afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
-        conn.query(sessionSettings, (err) => done(err, conn));
+        const at = ef();
+        conn.query(sessionSettings(), (err) => {
+          if (!err) conn.engramEfSearch = at;
+          done(err, conn);
+        });
       },
     },
     acquireConnectionTimeout: acquireMs || 10_000,
   });
+  const client = knex.client as {
+    acquireConnection(): Promise<PgConnection>;
+    releaseConnection(conn: PgConnection): Promise<unknown>;
+  };
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = async () => {
+    const conn = await acquire();
+    const want = ef();
+    if (conn.engramEfSearch === want) return conn;
+    try {
+      await new Promise<void>((resolve, reject) =>
+        conn.query(`set hnsw.ef_search = ${Math.trunc(want)}`, (err) => (err ? reject(err) : resolve())),
+      );
+      conn.engramEfSearch = want;
+      return conn;
+    } catch (err) {
+      await client.releaseConnection(conn);
+      throw err;
+    }
+  };
+  return knex;
 }
 
 async function pgliteKnex(
   dataDir: string,
   settings: string,
-): Promise<{ knex: Knex; close: () => Promise<void> }> {
+): Promise<{ knex: Knex; exec: (sql: string) => Promise<unknown>; close: () => Promise<void> }> {
   const [{ PGlite }, { vector }, clientModule] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
@@ -144,6 +197,7 @@ async function pgliteKnex(
   } as Knex.Config);
   return {
     knex,
+    exec: (sql) => pglite.exec(sql),
     close: async () => {
       await knex.destroy(); // the dialect closes its PGlite connection
       if (!pglite.closed) await pglite.close();
@@ -211,15 +265,15 @@ function dataDirProblem(dataDir: string): string | undefined {
  */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const poolMax = opts.poolMax ?? 10;
-  const hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
-  if (!Number.isInteger(hnswEfSearch) || hnswEfSearch < 1 || hnswEfSearch > 1000)
-    throw new RangeError('hnswEfSearch must be an integer from 1 to 1000 (pgvector hnsw.ef_search)');
-  const settings = sessionSettingsSql(hnswEfSearch);
+  let hnswEfSearch = opts.hnswEfSearch ?? DEFAULT_HNSW_EF_SEARCH;
+  checkEf(hnswEfSearch);
+  const settings = () => sessionSettingsSql(hnswEfSearch);
   if (opts.url) {
     const timeouts = opts.timeouts ?? {};
-    const primary = pgKnex(opts.url, poolMax, settings, timeouts);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, timeouts) : primary;
-    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings) : undefined;
+    const ef = () => hnswEfSearch;
+    const primary = pgKnex(opts.url, poolMax, settings, ef, timeouts);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, ef, timeouts) : primary;
+    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings, ef) : undefined;
     traceKnexQueries(primary);
     traceKnexQueries(read);
     return {
@@ -227,7 +281,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       knex: primary,
       read,
       ...(unbounded ? { unbounded } : {}),
-      hnswEfSearch,
+      get hnswEfSearch() {
+        return hnswEfSearch;
+      },
+      setHnswEfSearch: (value) => {
+        checkEf(value);
+        hnswEfSearch = value;
+        return Promise.resolve();
+      },
       ping: () => pingKnex(primary),
       close: async () => {
         if (read !== primary) await read.destroy();
@@ -236,13 +297,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       },
     };
   }
-  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings);
+  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings());
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
     engine: 'pglite',
     knex: lite.knex,
     read: lite.knex,
-    hnswEfSearch,
+    get hnswEfSearch() {
+      return hnswEfSearch;
+    },
+    // PGlite is one session: set it there.
+    setHnswEfSearch: async (value) => {
+      checkEf(value);
+      if (value === hnswEfSearch) return;
+      await lite.exec(`set hnsw.ef_search = ${Math.trunc(value)}`);
+      hnswEfSearch = value;
+    },
     ping: () => pingKnex(lite.knex),
     close: lite.close,
   };

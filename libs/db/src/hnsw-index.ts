@@ -4,21 +4,79 @@ import type { Knex } from 'knex';
 export const HNSW_INDEX_NAME = 'memories_embedding_hnsw';
 
 /**
- * Build parameters of the HNSW index, shared by every place that creates it (memory-store's pin and
- * migration, `engram reembed`, the retrieval bench) so they cannot drift. On 100k hash-embedder
- * memories recall@10 at ef_search 200 is 0.96 with these against 0.83 with pgvector's defaults
- * (m 16, ef_construction 64), for about 1.5x the buffers per query and 3x the build time
- * (docs/decisions.md).
+ * Build parameters of the HNSW index of the hash embedder's space, and of every index built before
+ * the settings were recorded with the embedding space (migration 20261122000000 moved stores to
+ * them). On 100k hash-embedder memories recall@10 at ef_search 200 is 0.96 with these against 0.83
+ * with pgvector's defaults (m 16, ef_construction 64), for about 1.5x the buffers per query and 3x
+ * the build time (docs/decisions.md).
  */
 export const HNSW_INDEX_PARAMS = Object.freeze({ m: 24, efConstruction: 200 });
 
 /** The parameters pgvector uses when an index names none. */
 export const PGVECTOR_DEFAULTS = Object.freeze({ m: 16, efConstruction: 64 });
 
-/** `create index memories_embedding_hnsw ...` with the shared build parameters. */
-export function createHnswIndexSql(
-  params: { m: number; efConstruction: number } = HNSW_INDEX_PARAMS,
-): string {
+/**
+ * The HNSW settings of a store: the index build (m, ef_construction) and the candidate list of a
+ * search (ef_search). They belong to the embedding space, because what a graph index needs depends
+ * on the geometry of the vectors: they are recorded with the pin (embedding_space), chosen when the
+ * store is initialised and changed by `engram reembed`.
+ */
+export interface HnswSettings {
+  readonly m: number;
+  readonly efConstruction: number;
+  readonly efSearch: number;
+}
+
+/**
+ * The defaults per embedding provider (docs/decisions.md; docs/benchmarks.md, HNSW recall):
+ * - hash: lexical vectors of short templated texts: m 24 / ef_construction 200 / ef_search 200 keep
+ *   recall@10 above 0.95 at 100,000 memories.
+ * - openai and local (sentence embeddings), measured on the stand-in server's geometry at 384 and
+ *   1536 dimensions, 100,000 memories: pgvector's build (m 16, ef_construction 64), a third of the
+ *   insert work of the hash build, reaches 0.95-0.96 at ef_search 200 (0.86-0.91 at pgvector's 40).
+ */
+export function hnswDefaults(provider: string): HnswSettings {
+  if (provider === 'hash') return { ...HNSW_INDEX_PARAMS, efSearch: 200 };
+  return { ...PGVECTOR_DEFAULTS, efSearch: 200 };
+}
+
+/** The settings a store is initialised with: each one the operator set, else the provider's default. */
+export function hnswSettingsFor(
+  provider: string,
+  chosen: { m?: number | undefined; efConstruction?: number | undefined; efSearch?: number | undefined } = {},
+): HnswSettings {
+  const d = hnswDefaults(provider);
+  return {
+    m: chosen.m ?? d.m,
+    efConstruction: chosen.efConstruction ?? d.efConstruction,
+    efSearch: chosen.efSearch ?? d.efSearch,
+  };
+}
+
+/**
+ * The HNSW settings pinned with the store's embedding space, or undefined when the store has no
+ * pin yet (or predates the columns: memory-store's migration adds them before anyone reads them).
+ */
+export async function pinnedHnswSettings(knex: Knex): Promise<HnswSettings | undefined> {
+  const has = await knex.raw<{ rows: { n: string | number }[] }>(
+    `select count(*) as n from information_schema.columns
+      where table_schema = current_schema() and table_name = 'embedding_space' and column_name = 'hnsw_ef_search'`,
+  );
+  if (Number(has.rows[0]?.n) === 0) return undefined;
+  const row = (await knex('embedding_space')
+    .select('hnsw_m', 'hnsw_ef_construction', 'hnsw_ef_search')
+    .where({ id: 1 })
+    .first()) as { hnsw_m: number; hnsw_ef_construction: number; hnsw_ef_search: number } | undefined;
+  if (!row || row.hnsw_ef_search === null) return undefined;
+  return {
+    m: Number(row.hnsw_m),
+    efConstruction: Number(row.hnsw_ef_construction),
+    efSearch: Number(row.hnsw_ef_search),
+  };
+}
+
+/** `create index memories_embedding_hnsw ...` with the given build parameters. */
+export function createHnswIndexSql(params: { m: number; efConstruction: number }): string {
   return (
     `create index ${HNSW_INDEX_NAME} on memories using hnsw (embedding vector_cosine_ops) ` +
     `with (m = ${Number(params.m)}, ef_construction = ${Number(params.efConstruction)})`

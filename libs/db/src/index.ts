@@ -15,6 +15,10 @@ export {
   createHnswIndexSql,
   HNSW_INDEX_NAME,
   HNSW_INDEX_PARAMS,
+  hnswDefaults,
   hnswIndexParams,
+  hnswSettingsFor,
+  pinnedHnswSettings,
   PGVECTOR_DEFAULTS,
 } from './hnsw-index.ts';
+export type { HnswSettings } from './hnsw-index.ts';

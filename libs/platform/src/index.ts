@@ -7,6 +7,6 @@ export type { Secrets } from './secrets.ts';
 export { runMain, serveServices } from './serve.ts';
 export { serveMetrics } from './metrics-endpoint.ts';
 export type { MetricsEndpoint } from './metrics-endpoint.ts';
-export { embeddingSettings } from './embedding-settings.ts';
+export { embeddingSettings, hnswChoice } from './embedding-settings.ts';
 export { configuredPeers, loopbackPeers } from './peers.ts';
 export type { Peers } from './peers.ts';

@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import type { EngramConfig } from '@engram/config';
 import { KeyAuthenticator } from '@engram/auth';
-import { migrateLatest, openDatabase, poolUsage, type Database, type MigrationSet } from '@engram/db';
+import {
+  migrateLatest,
+  openDatabase,
+  pinnedHnswSettings,
+  poolUsage,
+  type Database,
+  type MigrationSet,
+} from '@engram/db';
 import {
   eventsMigrations,
   InProcessBus,
@@ -110,6 +117,10 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     const applied = await migrateLatest(db, set);
     if (applied.length > 0) logger.info({ owner: set.owner, applied: applied.length }, 'migrations applied');
   }
+  // ef_search belongs to the store's embedding space: search at the pinned value once there is one
+  // (until then at HNSW_EF_SEARCH or the default; retrieval re-reads the pin as it goes).
+  const pinned = await pinnedHnswSettings(db.knex).catch(() => undefined);
+  if (pinned) await db.setHnswEfSearch(pinned.efSearch);
   const publisher: EventPublisher =
     delivery === 'nats' && config.natsUrl
       ? await NatsJetStreamPublisher.connect({

@@ -18,3 +18,13 @@ export { OpenApiResponses } from './openapi-validator.ts';
 export type { OpenApiDocument } from './openapi-validator.ts';
 export { PrivatePostgres } from './private-postgres.ts';
 export { TestRedisServer } from './redis-server.ts';
+export {
+  EmbeddingStandIn,
+  STANDIN_LATENT_DIMENSIONS,
+  standInDimensions,
+  standInLatent,
+  standInTopic,
+  standInVector,
+  standInWords,
+} from './embedding-standin.ts';
+export type { EmbeddingStandInOptions } from './embedding-standin.ts';

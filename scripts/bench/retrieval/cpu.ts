@@ -17,17 +17,49 @@ function cpuMsOf(pid: number): number | undefined {
   }
 }
 
-function pidsNamed(prefix: string): number[] {
+function pidsNamed(prefix: string, keep: (pid: number) => boolean = () => true): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith(prefix)) out.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith(prefix) && keep(Number(entry)))
+        out.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
   return out;
+}
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Which PostgreSQL processes count: on a server of its own (postmasterPid) every child of that
+ * postmaster; on a shared server only the backends of the bench's databases (their title names the
+ * database), so other users' work is not counted (nor the shared WAL writer and checkpointer).
+ */
+export interface PostgresScope {
+  readonly postmasterPid?: number | undefined;
+  readonly databases?: readonly string[] | undefined;
+}
+
+function postgresFilter(scope: PostgresScope | undefined): (pid: number) => boolean {
+  if (scope?.postmasterPid !== undefined) {
+    const pm = scope.postmasterPid;
+    return (pid) => pid === pm || Number(read(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]) === pm;
+  }
+  const dbs = scope?.databases;
+  if (!dbs || dbs.length === 0) return () => true;
+  return (pid) => {
+    const title = read(`/proc/${pid}/cmdline`).replace(/\0/g, ' ');
+    return dbs.some((d) => title.includes(` ${d} `));
+  };
 }
 
 /**
@@ -38,15 +70,21 @@ function pidsNamed(prefix: string): number[] {
 export class CpuMeter {
   readonly available: boolean;
 
-  constructor(private readonly processes: ReadonlyMap<string, number>) {
+  private readonly isOurPostgres: (pid: number) => boolean;
+
+  constructor(
+    private readonly processes: ReadonlyMap<string, number>,
+    postgres?: PostgresScope,
+  ) {
     this.available = cpuMsOf(process.pid) !== undefined;
+    this.isOurPostgres = postgresFilter(postgres);
   }
 
   snapshot(): CpuSnapshot {
     const out: CpuSnapshot = {};
     for (const [name, pid] of this.processes) out[name] = cpuMsOf(pid) ?? 0;
     const sum = (pids: number[]) => pids.reduce((s, p) => s + (cpuMsOf(p) ?? 0), 0);
-    out.postgres = sum(pidsNamed('postgres'));
+    out.postgres = sum(pidsNamed('postgres', this.isOurPostgres));
     out['nats-server'] = sum(pidsNamed('nats-server'));
     const own = process.cpuUsage();
     out['load generator'] = (own.user + own.system) / 1000;

@@ -15,7 +15,7 @@ export const BATCH_ITEMS = 20;
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** POSTs JSON; true when the answer is 200 (the body is read and discarded). */
-function ok(api: ApiClient, path: string, body: unknown): Promise<boolean> {
+export function ok(api: ApiClient, path: string, body: unknown): Promise<boolean> {
   const payload = JSON.stringify(body);
   const url = new URL(api.baseUrl + path);
   return new Promise((resolve) => {

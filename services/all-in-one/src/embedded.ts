@@ -13,6 +13,7 @@ import {
 import {
   createPlatform,
   embeddingSettings,
+  hnswChoice,
   loopbackPeers,
   serveServices,
   type Platform,
@@ -44,7 +45,7 @@ export async function startEmbedded(config: EngramConfig, logger?: Logger): Prom
     logger,
   });
   const embedder = await createEmbedder(embeddingSettings(config), platform.logger);
-  await pinEmbeddingSpace(platform.db, embedder.space);
+  await pinEmbeddingSpace(platform.db, embedder.space, hnswChoice(config), platform.logger);
   let grpcAddress = '';
   const peers = loopbackPeers(() => grpcAddress);
   const store = memoryStoreServices({ platform, embedder });

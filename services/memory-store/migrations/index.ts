@@ -6,6 +6,7 @@ import { hnswIndexParamsMigration } from './20261122000000-hnsw-index-params.ts'
 import { vectorDistanceCost } from './20261122000100-vector-distance-cost.ts';
 import { embeddingInline } from './20261122000200-embedding-inline.ts';
 import { keyAgents } from './20261124000000-key-agents.ts';
+import { hnswSettings } from './20261126000000-hnsw-settings.ts';
 
 /** The tables memory-store owns. */
 export const memoryStoreMigrations: MigrationSet = {
@@ -18,5 +19,6 @@ export const memoryStoreMigrations: MigrationSet = {
     vectorDistanceCost,
     embeddingInline,
     keyAgents,
+    hnswSettings,
   ],
 };

@@ -1,6 +1,6 @@
 import { loadEngramConfig } from '@engram/config';
 import { createEmbedder } from '@engram/embeddings';
-import { createPlatform, embeddingSettings, runMain, serveServices } from '@engram/platform';
+import { createPlatform, embeddingSettings, hnswChoice, runMain, serveServices } from '@engram/platform';
 import { memoryStoreMigrations } from '../migrations/index.ts';
 import { bootstrapKeys } from './bootstrap.ts';
 import { MEMORY_STORE_SERVICE_NAMES, memoryStoreServices } from './server.ts';
@@ -14,7 +14,7 @@ runMain('memory-store', async () => {
     migrations: [memoryStoreMigrations],
   });
   const embedder = await createEmbedder(embeddingSettings(config), platform.logger);
-  await pinEmbeddingSpace(platform.db, embedder.space);
+  await pinEmbeddingSpace(platform.db, embedder.space, hnswChoice(config), platform.logger);
   const { services, keys } = memoryStoreServices({ platform, embedder });
   const generated = await bootstrapKeys(platform, keys);
   if (generated) process.stdout.write(`engram: generated system API key (shown once): ${generated}\n`);

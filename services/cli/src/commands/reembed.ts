@@ -1,6 +1,7 @@
 /**
  * engram reembed: migrates a store to another embedding space (provider, model, dimensions), the
- * space the EMBEDDING_* settings name. Run it with the services stopped (PGlite allows one process;
+ * space the EMBEDDING_* settings name, and to other HNSW settings (HNSW_M, HNSW_EF_CONSTRUCTION,
+ * HNSW_EF_SEARCH: those set, else kept when the space stays, else the new provider's defaults). Run it with the services stopped (PGlite allows one process;
  * on PostgreSQL memory-store refuses to start while the pin and its settings differ anyway).
  *   engram reembed [--batch-size N] [--json]
  * 1. adds a column embedding_next vector(<new dimensions>) (kept across an interrupted run, which
@@ -8,15 +9,24 @@
  * 2. embeds every memory's content in batches into it, with a progress bar;
  * 3. in one transaction: embeds rows added meanwhile, drops the HNSW index, replaces the embedding
  *    column with the new one, rebuilds the HNSW index and re-pins embedding_space.
+ * In the same space only the HNSW settings can change: a new m or ef_construction rebuilds the
+ * index, a new ef_search is only recorded (every process reads it from the pin within seconds).
  * Signatures are untouched (they cover content, not vectors).
  */
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { loadEngramConfig } from '@engram/config';
-import { createHnswIndexSql, HNSW_INDEX_NAME, keepEmbeddingInline } from '@engram/db';
+import {
+  createHnswIndexSql,
+  HNSW_INDEX_NAME,
+  hnswSettingsFor,
+  keepEmbeddingInline,
+  pinnedHnswSettings,
+  type HnswSettings,
+} from '@engram/db';
 import { createEmbedder, vectorLiteral, type Embedder } from '@engram/embeddings';
 import { createLogger } from '@engram/logger';
-import { embeddingSettings } from '@engram/platform';
+import { embeddingSettings, hnswChoice } from '@engram/platform';
 import { HELP, intOption, JSON_OPTION, parseCommand } from '../args.ts';
 import { fail } from '../exit.ts';
 import { startProgress } from '../progress.ts';
@@ -24,7 +34,9 @@ import { openStore } from '../store.ts';
 
 export const USAGE = `usage: engram reembed [--batch-size N] [--json]
   Re-embeds every memory into the space of the EMBEDDING_* settings, re-types the embedding column,
-  rebuilds the HNSW index and re-pins the store's space. Resumable: an interrupted run continues
+  rebuilds the HNSW index and re-pins the store's space. HNSW_M, HNSW_EF_CONSTRUCTION and
+  HNSW_EF_SEARCH, when set, change the index settings pinned with the space (in the same space: only
+  those, rebuilding the index when m or ef_construction change). Resumable: an interrupted run continues
   where it stopped. Shows a progress bar on a terminal.
 options:
   --batch-size N   memories embedded per batch (1 to 10000, default 64)
@@ -78,7 +90,42 @@ export async function run(args: string[]): Promise<void> {
     if (!(await knex.schema.hasTable('embedding_space'))) fail('this database is not an Engram store');
     const pinned = (await knex('embedding_space').where({ id: 1 }).first()) as Space | undefined;
     if (!pinned) fail('the store has no embedding space yet: start Engram once with the settings you want');
-    const report = { from: pinned, to: target, reembedded: 0, changed: !same(pinned, target) };
+    const changed = !same(pinned, target);
+    const choice = hnswChoice(config);
+    const hnswFrom: HnswSettings = (await pinnedHnswSettings(knex)) ?? hnswSettingsFor(pinned.provider);
+    // Another space starts from its provider's defaults; the same space keeps what was not set.
+    const hnswTo: HnswSettings = changed
+      ? hnswSettingsFor(target.provider, choice)
+      : {
+          m: choice.m ?? hnswFrom.m,
+          efConstruction: choice.efConstruction ?? hnswFrom.efConstruction,
+          efSearch: choice.efSearch ?? hnswFrom.efSearch,
+        };
+    const hnswPin = {
+      hnsw_m: hnswTo.m,
+      hnsw_ef_construction: hnswTo.efConstruction,
+      hnsw_ef_search: hnswTo.efSearch,
+    };
+    const rebuild = hnswTo.m !== hnswFrom.m || hnswTo.efConstruction !== hnswFrom.efConstruction;
+    const report = {
+      from: pinned,
+      to: target,
+      reembedded: 0,
+      changed,
+      hnsw: { from: hnswFrom, to: hnswTo, rebuilt: changed || rebuild },
+    };
+    if (!changed) {
+      if (rebuild) {
+        await knex.transaction(async (trx) => {
+          await trx.raw('lock table memories in share mode');
+          await trx.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
+          await trx.raw(createHnswIndexSql(hnswTo));
+          await trx('embedding_space').where({ id: 1 }).update(hnswPin);
+        });
+      } else if (hnswTo.efSearch !== hnswFrom.efSearch) {
+        await knex('embedding_space').where({ id: 1 }).update(hnswPin);
+      }
+    }
     if (report.changed) {
       const dims = Number(target.dimensions);
       if (await knex.schema.hasColumn('memories', 'embedding_next')) {
@@ -134,14 +181,21 @@ export async function run(args: string[]): Promise<void> {
         await trx.raw('alter table memories drop column embedding');
         await trx.raw('alter table memories rename column embedding_next to embedding');
         await keepEmbeddingInline(trx);
-        await trx.raw(createHnswIndexSql());
+        await trx.raw(createHnswIndexSql(hnswTo));
         await trx('embedding_space')
           .where({ id: 1 })
-          .update({ provider: target.provider, model: target.model, dimensions: dims });
+          .update({ provider: target.provider, model: target.model, dimensions: dims, ...hnswPin });
       });
     }
     const describe = (s: Space) => `${s.provider}/${s.model}/${s.dimensions}-d`;
+    const hnsw = (h: HnswSettings) =>
+      `m ${h.m}, ef_construction ${h.efConstruction}, ef_search ${h.efSearch}`;
+    const hnswChanged = hnsw(hnswFrom) !== hnsw(hnswTo);
     if (values.json) process.stdout.write(JSON.stringify(report) + '\n');
+    else if (!report.changed && hnswChanged)
+      process.stdout.write(
+        `reembed: the store stays in ${describe(target)}; HNSW settings moved from ${hnsw(hnswFrom)} to ${hnsw(hnswTo)}${rebuild ? '; HNSW index rebuilt' : ''}\n`,
+      );
     else if (!report.changed)
       process.stdout.write(`reembed: the store is already in ${describe(target)}; nothing to do\n`);
     else

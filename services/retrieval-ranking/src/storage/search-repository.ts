@@ -112,8 +112,13 @@ export class KnexSearchRepository implements SearchRepository {
   async embeddingSpace(): Promise<EmbeddingSpaceRow | undefined> {
     if (this.space && this.space.until > Date.now()) return this.space.value;
     const row = (await this.db.read('embedding_space').where({ id: 1 }).first()) as
-      EmbeddingSpaceRow | undefined;
+      (EmbeddingSpaceRow & { hnsw_ef_search?: number | null }) | undefined;
     const value = row ? { provider: row.provider, model: row.model, dimensions: row.dimensions } : undefined;
+    // ef_search is pinned with the space: sessions follow it (a pin made after this process
+    // started, or changed by `engram reembed`).
+    const ef = row?.hnsw_ef_search;
+    if (ef !== undefined && ef !== null && Number(ef) !== this.db.hnswEfSearch)
+      await this.db.setHnswEfSearch(Number(ef));
     // An unpinned store is not cached: memory-store pins the space on its first start.
     this.space = value ? { value, until: Date.now() + SPACE_TTL_MS } : undefined;
     return value;
