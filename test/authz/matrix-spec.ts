@@ -1,10 +1,10 @@
 /**
- * The authorization matrix of DESIGN.md section 5, as data: every REST route (read from the
+ * The authorization matrix of docs/architecture.md, Authorization, as data: every REST route (read from the
  * descriptor set) x principal x the dimensions that matter to the route, with the expected HTTP status
  * of each cell. matrix.test.ts runs these cells through the gateway and against the gRPC services;
- * render-matrix.ts writes the same cells to matrix.md for a reader to check against DESIGN.md.
+ * render-matrix.ts writes the same cells to matrix.md for a reader to check against docs/architecture.md, Authorization.
  *
- * The expectations are written from DESIGN.md, not from the code: the actor is agent "alice" (the
+ * The expectations are written from the rules (docs/architecture.md, Authorization), not from the code: the actor is agent "alice" (the
  * bound agent of bound keys, the agent_id an unbound key names); targets are authored by alice ("self")
  * or bob ("other"); bob's agent-shared memories are shared with alice, alice's with carol. Whom a key
  * may act for is docs/decisions.md's rule: a bound key its agent, an internal key the agents it lists
@@ -62,7 +62,7 @@ export type Column =
   | { readonly kind: 'none' };
 
 /**
- * Route kinds: what the route does with respect to DESIGN.md section 5.
+ * Route kinds: what the route does with respect to docs/architecture.md, Authorization.
  * - memory-read: reads one memory by id (visible -> 200, else 404)
  * - memory-modify: deprecate / delete / relabel (narrowing) one memory (own or privileged; 403 if
  *   visible but not allowed; 404 if invisible)
@@ -71,7 +71,7 @@ export type Column =
  *   (instance administrator only; no project key may); admin-key: revoking a key by id (system; a
  *   key of another project is unknown: 404)
  * - agent-read: a read that names the reader (naming an agent the key may not act for -> 403)
- * - write: a write naming an agent and a scope (DESIGN.md principal table, write column)
+ * - write: a write naming an agent and a scope (the principal table of docs/architecture.md, write column)
  * - agent-action: a non-memory action naming an agent (naming one the key may not act for -> 403,
  *   else 200)
  * - owned: reads or changes an object (session, feature, run) owned by alice, by bob, or by alice in
@@ -185,7 +185,7 @@ export function columnsOf(kind: RouteKind): readonly Column[] {
 
 const rank = (l: Level) => LEVELS.indexOf(l);
 
-/** Can alice (acting through a key of this level) read the target? DESIGN.md section 5, read column. */
+/** Can alice (acting through a key of this level) read the target? docs/architecture.md, Authorization, read column. */
 export function visible(level: Level, t: Target): boolean {
   if (t.project === 'other') return false;
   if (rank(level) >= rank('privileged')) return true;

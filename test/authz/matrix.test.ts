@@ -32,7 +32,7 @@ import { REQUESTS } from './requests.ts';
 const registry: FileRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readDescriptorSet()));
 const routes: readonly Route[] = RouteTable.fromRegistry(registry).routes;
 
-/** Which memories may the acting agent (alice, or bob when the cell names bob) see? DESIGN.md section 5. */
+/** Which memories may the acting agent (alice, or bob when the cell names bob) see? docs/architecture.md, Authorization. */
 function visibleTo(agent: 'alice' | 'bob', level: Level, t: Target): boolean {
   if (t.project === 'other') return false;
   if (LEVELS.indexOf(level) >= LEVELS.indexOf('privileged') || t.scope === 'global') return true;
@@ -139,7 +139,7 @@ function defineMatrix(
 
           // A route still without (all of) its handler answers 501 to a system key: then every cell
           // without a valid key must be 401 (authentication first), and every other cell either 501 or
-          // the refusal DESIGN.md expects (a partial handler may check authorization before its 501).
+          // the refusal the rules expect (a partial handler may check authorization before its 501).
           const columns = columnsOf(kind);
           const probe = await call(
             await fieldsFor(columns[0]!, kind === 'memory-modify'),
@@ -187,7 +187,7 @@ function defineMatrix(
           assert.deepEqual(
             failures,
             [],
-            `${failures.length} cells differ from DESIGN.md:\n${failures.join('\n')}`,
+            `${failures.length} cells differ from the rules of docs/architecture.md:\n${failures.join('\n')}`,
           );
         });
       }
@@ -196,7 +196,7 @@ function defineMatrix(
 }
 
 defineMatrix(
-  'authorization matrix: every route x principal x binding x target (DESIGN.md section 5)',
+  'authorization matrix: every route x principal x binding x target (docs/architecture.md, Authorization)',
   {},
   DEFAULT_SETTINGS,
   routes,

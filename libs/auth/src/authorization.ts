@@ -4,7 +4,7 @@ import { isPrivileged, isSystem, type Principal } from './principal.ts';
 import type { Reader } from './visibility.ts';
 
 /**
- * The rules of DESIGN.md section 5 as functions, one per column of the principal table:
+ * The rules of docs/architecture.md (Authorization) as functions, one per column of the principal table:
  *
  * | principal  | read (canRead)                 | write scopes (canWriteScope)                         | delete / relabel (canModify, canRelabel) | /security/*, /admin (canAdmin) |
  * |------------|--------------------------------|------------------------------------------------------|------------------------------------------|--------------------------------|

@@ -1,4 +1,4 @@
-/** Principal trust levels, lowest first (DESIGN.md section 5). */
+/** Principal trust levels, lowest first (docs/architecture.md, Authorization). */
 export const PRINCIPAL_TRUST = ['untrusted', 'internal', 'privileged', 'system'] as const;
 export type PrincipalTrust = (typeof PRINCIPAL_TRUST)[number];
 

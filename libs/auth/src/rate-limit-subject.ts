@@ -5,7 +5,7 @@ import type { Principal } from './principal.ts';
 const AGENT_FIELDS = ['agent_id', 'voter_agent_id', 'source_agent_id'] as const;
 
 /**
- * Whom a request is counted against (DESIGN.md section 5): the project, and the acting agent: the
+ * Whom a request is counted against (docs/architecture.md, Authorization): the project, and the acting agent: the
  * bound agent, else the agent the request names if the key may act for it (mayActAs; a key naming
  * another agent is refused anyway, and must not spend that agent's budget), else the key itself. No
  * key is exempt.

@@ -46,7 +46,7 @@ const outcome = (fn: () => void): string => {
   }
 };
 
-describe('authorization rules (DESIGN.md section 5)', () => {
+describe('authorization rules (docs/architecture.md, Authorization)', () => {
   it('read: global, own and shared-with-me for untrusted/internal; the whole project for privileged/system', () => {
     const targets: [MemoryAccessFacts, boolean, boolean][] = [
       // memory, visible to internal "alice", visible to privileged

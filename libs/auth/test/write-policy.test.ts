@@ -19,7 +19,7 @@ const reason = (fn: () => unknown) => {
   }
 };
 
-describe('write policy (DESIGN.md section 5)', () => {
+describe('write policy (docs/architecture.md, Authorization)', () => {
   // principal, requested trust label, explicit scope, default scope, ENABLE_TRUST_LEVELS -> scope or reason
   const table: [PrincipalTrust, string | undefined, Scope | undefined, Scope, boolean, string][] = [
     ['untrusted', undefined, undefined, 'global', false, 'agent-private'],

@@ -18,7 +18,7 @@ const TARGET_DOC =
   ': host:port; a DNS name resolving to every replica (dns:///name:port, e.g. a headless Kubernetes Service); or a list ipv4:host1:port,host2:port. Calls are balanced round robin over all the addresses; the gateway retries a read on another replica when the one serving it fails.';
 
 /**
- * Every Engram setting (DESIGN.md section 10). One schema for the suite, so a setting means the same
+ * Every Engram setting (docs/architecture.md, Settings). One schema for the suite, so a setting means the same
  * thing in every process and docs/configuration.md is generated from one place.
  */
 export const engramSchema = {

@@ -52,7 +52,7 @@ function build(settings: EmbedderSettings, logger: Logger): Embedder {
 }
 
 /**
- * local: the ONNX model through transformers.js. DESIGN.md section 8 lets the service start on the
+ * local: the ONNX model through transformers.js. docs/architecture.md (Embeddings) lets the service start on the
  * hash embedder when the model cannot be obtained, loudly; a store pinned to the local space then
  * refuses to start (the pin names both spaces), and moving a hash store to a local model needs
  * `engram reembed`.

@@ -4,7 +4,7 @@ import type { TokenKind } from './tokenize.ts';
 /**
  * The static stand-in for IDF of the hash embedder (engram-hash-v1). An embedder sees one text at a
  * time and has no corpus statistics, yet lexical relevance must weigh rare terms above common ones
- * (DESIGN.md section 7). So a term's weight is a prior guess of its rarity from its form alone:
+ * (docs/architecture.md, The read path). So a term's weight is a prior guess of its rarity from its form alone:
  *
  * | term form                                              | weight |
  * |--------------------------------------------------------|--------|

@@ -16,7 +16,7 @@ export interface SignedFields {
 export type IntegrityFormat = 'v1' | 'v2' | 'none';
 export type IntegrityStatus = 'valid' | 'invalid' | 'unsigned';
 
-/** The exact v2 message of DESIGN.md section 6.8, fields joined by the unit separator 0x1F. */
+/** The exact v2 message of docs/architecture.md (The write path), fields joined by the unit separator 0x1F. */
 export function v2Message(f: SignedFields): string {
   return [V2_DOMAIN, f.project_id, f.agent_id, f.scope, f.trust_level, f.content].join(US);
 }

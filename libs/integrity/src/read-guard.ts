@@ -20,7 +20,7 @@ export interface Screened<T> {
 }
 
 /**
- * Verify-on-read (DESIGN.md section 7): recompute every row's HMAC. drop excludes failing rows,
+ * Verify-on-read (docs/architecture.md, The read path): recompute every row's HMAC. drop excludes failing rows,
  * flag keeps them marked invalid, off returns everything unchecked.
  */
 export function screenRows<T extends GuardedRow>(rows: readonly T[], opts: ReadGuardOptions): Screened<T> {

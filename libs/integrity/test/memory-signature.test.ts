@@ -13,7 +13,7 @@ const base: SignedFields = {
 };
 
 describe('memory signatures', () => {
-  it('v2 is the HMAC of the domain-separated message of DESIGN.md 6.8', () => {
+  it('v2 is the HMAC of the domain-separated message of docs/architecture.md, The write path', () => {
     const msg = 'service-mem-v2\x1fp1\x1fa1\x1fglobal\x1finternal\x1fhello';
     assert.equal(signV2(key, base), 'v2:' + createHmac('sha256', key).update(msg).digest('hex'));
   });

@@ -143,7 +143,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     watchOutbox(metrics, () => outboxBacklog(db.knex, OUTBOX_SAMPLE_TIMEOUT_MS)),
     watchPools(metrics, () => poolUsage(db)),
   ];
-  // Rate limits (DESIGN.md section 5): shared through Redis when REDIS_URL is set, else in-process.
+  // Rate limits (docs/architecture.md, Authorization): shared through Redis when REDIS_URL is set, else in-process.
   const limits = limitsPerMinute(config.rateLimitProjectPerMinute, config.rateLimitAgentPerMinute);
   const limiter: RateLimiter = countingLimiter(
     config.redisUrl

@@ -1,4 +1,4 @@
-/** RANKING_W_* (DESIGN.md section 7); they sum to 1.0 (checked by the config lib at startup). */
+/** RANKING_W_* (docs/architecture.md, The read path); they sum to 1.0 (checked by the config lib at startup). */
 export interface RankingWeights {
   readonly similarity: number;
   readonly trust: number;

@@ -1,4 +1,4 @@
-/** Detection categories of stages 2-4 (DESIGN.md section 6). */
+/** Detection categories of stages 2-4 (docs/architecture.md, The write path). */
 export const DETECTION_CATEGORIES = ['pii', 'secrets', 'injection'] as const;
 export type DetectionCategory = (typeof DETECTION_CATEGORIES)[number];
 

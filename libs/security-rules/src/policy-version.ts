@@ -34,7 +34,7 @@ export function policySettings(config: EngramConfig) {
   };
 }
 
-/** sha256 of the canonical JSON of the policy settings and the scanner rules version (DESIGN.md 6.9). */
+/** sha256 of the canonical JSON of the policy settings and the scanner rules version (docs/architecture.md, The write path). */
 export function computePolicyVersion(config: EngramConfig): string {
   return createHash('sha256')
     .update(canonicalJson(policySettings(config)))

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { payloadTooLarge } from './gateway-error.ts';
 
-/** The request body limit of DESIGN.md: 8 MiB. */
+/** The request body limit: 8 MiB (docs/decisions.md). */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** How much of an oversized body is read and thrown away (so the client sees the 413) before the

@@ -15,7 +15,7 @@ export function canonicalCodeName(code: number): string {
   return CODE_NAMES[code] ?? 'UNKNOWN';
 }
 
-/** The one table from gRPC status to HTTP status (DESIGN.md section 3). */
+/** The one table from gRPC status to HTTP status (docs/architecture.md, Errors). */
 export function httpStatusFor(code: GrpcStatus, reason: string | undefined): number {
   switch (code) {
     case GrpcStatus.INVALID_ARGUMENT:

@@ -23,10 +23,10 @@ export interface InferredScope {
  *     "just for me" -> agent-private; "(all|every) agents? (should|must|need to)", "project-wide",
  *     "team-wide", "company-wide", "for everyone on the team", "team convention", "house rule"
  *     -> global.
- *  4. Otherwise the type's default scope (DESIGN.md section 4).
+ *  4. Otherwise the type's default scope (docs/architecture.md, Memory types and scopes).
  * agent-shared is never inferred: it needs an explicit shared_with list. An inferred global goes
  * through decideWrite like a default one, so untrusted or unknown content is capped to
- * agent-private and a principal not allowed global is capped too (DESIGN.md section 5).
+ * agent-private and a principal not allowed global is capped too (docs/architecture.md, Authorization).
  */
 const PRIVATE_WORDS = new Set(['private', 'personal', 'confidential', 'pii', 'secret', 'draft', 'scratch']);
 const GLOBAL_WORDS = new Set([

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * The deduplication key of a content: Unicode NFC, trimmed, runs of white space collapsed to one
- * space; case and punctuation stay significant (DESIGN.md section 6.7).
+ * space; case and punctuation stay significant (docs/architecture.md, The write path).
  */
 export function normalizeContent(content: string): string {
   return content.normalize('NFC').trim().replace(/\s+/gu, ' ');

@@ -193,7 +193,7 @@ export function agentlessKeysWarning(count: number): string | undefined {
   );
 }
 
-/** Key and project administration (DESIGN.md section 5): the raw key is returned once. */
+/** Key and project administration (docs/architecture.md, Authorization): the raw key is returned once. */
 export class KeyService {
   constructor(private readonly repo: KeyRepository) {}
 

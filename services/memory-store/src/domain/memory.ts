@@ -1,6 +1,6 @@
 export type { StoredMemory } from '@engram/memories';
 
-/** The provenance written once with a memory (DESIGN.md section 6.9). */
+/** The provenance written once with a memory (docs/architecture.md, The write path). */
 export interface ProvenanceRecord {
   readonly channel: string;
   readonly kind: string;

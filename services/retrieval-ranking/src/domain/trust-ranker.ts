@@ -17,7 +17,7 @@ export interface RankingSettings {
 export type Ranked<T extends ScoredMemory> = T & { relevance_score?: number };
 
 /**
- * Trust-weighted re-ranking (DESIGN.md section 7) of a verified candidate pool: relevance_score =
+ * Trust-weighted re-ranking (docs/architecture.md, The read path) of a verified candidate pool: relevance_score =
  * w_sim*similarity + w_trust*trust + w_votes*effectiveness01 + w_recency*decay + w_prov*depth_score.
  * `similarityOf` gives the similarity term (cosine for vector queries, the normalised fused rank for
  * hybrid ones). Returns the pool sorted by relevance_score; score stays cosine.
