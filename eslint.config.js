@@ -34,6 +34,25 @@ export default tseslint.config(
     },
   },
   {
+    // A library never imports a service: services compose libraries, not the other way round
+    // (docs/architecture.md, Folders and what they may import). Library tests may, to check agreement.
+    files: ['libs/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
+              message: 'a library may not import a service (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // @engram/client ships with no dependencies and runs wherever fetch does (Node 20, browsers,
     // Deno, Bun, edge workers): relative imports only, no Node built-ins or globals.
     files: ['libs/client/src/**/*.ts'],

@@ -30,8 +30,8 @@ import {
   traceKnexQueries,
   tracePublish,
 } from '@engram/telemetry';
-import { startTestEngram } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
+import { startTestEngram } from '@engram/all-in-one/testing';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import {
   addMemory,
   eventsOf,
@@ -8,6 +8,7 @@ import {
   provenanceOf,
   type MemoryBody,
 } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface DeltaBody {
   applied: boolean;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import { addMemory } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** Malformed and hostile bodies on every feedback-loop route: a clear 4xx, never a 5xx. */
 for (const engine of ENGINES) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import { expectError } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface SessionBody {
   session_id: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ApiClient, TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 export interface ErrorBody {
   error: { code: string; status: number; reason: string; message: string; details: unknown[] };

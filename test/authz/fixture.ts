@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiClient, TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
 import { PRINCIPALS, principalLabel, SCOPES, type PrincipalCell, type Target } from './matrix-spec.ts';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 /** The world the matrix runs in: two projects, keys of every kind in the first, memories in both. */
 export interface AuthzWorld {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { startTestEngram, type ApiClient, type ApiResponse, type TestEngram } from '@engram/testing';
+import { type ApiClient, type ApiResponse } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * Project isolation as a property: whatever sequence of calls a key of project A makes (writes,

@@ -6,7 +6,6 @@ import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@grpc/grpc-js';
 import { RouteTable, type Route } from '@engram/gateway';
 import { readDescriptorSet } from '@engram/proto/descriptor';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import { callGrpc, callRest, genericClient, type Answer } from './callers.ts';
 import { buildWorld, keyLabel, targetKey, type AuthzWorld, type OwnedKind } from './fixture.ts';
 import {
@@ -28,6 +27,7 @@ import {
 } from './matrix-spec.ts';
 import { renderMatrix } from './render-matrix.ts';
 import { REQUESTS } from './requests.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const registry: FileRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readDescriptorSet()));
 const routes: readonly Route[] = RouteTable.fromRegistry(registry).routes;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ENGINES, REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES, REPO_ROOT } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const run = promisify(execFile);
 

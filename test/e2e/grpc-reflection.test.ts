@@ -12,8 +12,8 @@ import { INGEST_SERVICE_NAMES, ingestServices } from '@engram/ingest-security';
 import { createLogger } from '@engram/logger';
 import { configuredPeers, createPlatform, serveServices, type Platform } from '@engram/platform';
 import { IngestServiceClient } from '@engram/proto/engram/ingest/v1/ingest';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import { ReflectionClient, type ReflectionResponse } from './reflection-client.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const EVERY_SERVICE = [
   'engram.ace.v1.AceService',

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTracing, type StopTracing } from '@engram/telemetry';
-import { ENGINES, startTestEngram, TestNatsServer, type TestEngram } from '@engram/testing';
+import { ENGINES, TestNatsServer } from '@engram/testing';
 import { OtlpReceiver } from './otlp-receiver.ts';
 import { assertNothingSecret, assertTraceOfAdd, newTraceparent, type SpanRecord } from './trace-tree.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const REDIS_URL = process.env.ENGRAM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;

@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { REPO_ROOT } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const execFileAsync = promisify(execFile);
 const EXAMPLES = join(REPO_ROOT, 'examples');

@@ -3,7 +3,8 @@ import { Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { createClient, decodeStatusDetails, unary } from '@engram/grpc-kit';
 import { IngestServiceClient, type AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
-import { ENGINES, startTestEngram, type ApiClient, type ApiResponse, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient, type ApiResponse } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface ErrorBody {
   error: { status: number; reason: string; details: { field_violations?: { field: string }[] }[] };

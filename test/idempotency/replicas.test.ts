@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * Two replicas of the whole suite (each its own gRPC servers, gateway, pools and platform, built by

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type ApiResponse, type TestEngram } from '@engram/testing';
+import { type ApiResponse } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface BatchBody {
   results: {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import { DEFAULT_HNSW_EF_SEARCH, openDatabase, withHnswEfSearch, type Database } from '@engram/db';
-import { ENGINES, openEngineDatabase, startTestEngram, type EngineDatabase } from '@engram/testing';
+import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
+import { startTestEngram } from '@engram/all-in-one/testing';
 
 const show = async (db: Database, name: string) => {
   const res: { rows: Record<string, string>[] } = await db.knex.raw(`select current_setting(?, true) as v`, [

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 for (const engine of ENGINES) {
   describe(`POST /memories/{id}/deprecate (${engine})`, function () {

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { loadEngramConfig } from '@engram/config';
 import { startEmbedded } from '@engram/all-in-one';
 import { createLogger } from '@engram/logger';
-import { ApiClient, ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ApiClient, ENGINES } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;

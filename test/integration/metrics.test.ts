@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** A GitHub token shape, built at runtime so no secret-looking literal sits in the repository. */
 const GITHUB_TOKEN = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36);

@@ -6,11 +6,10 @@ import {
   ApiClient,
   OpenApiResponses,
   REPO_ROOT,
-  startTestEngram,
   type ApiResponse,
   type OpenApiDocument,
-  type TestEngram,
 } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const GITHUB_TOKEN = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36);
 

@@ -5,13 +5,8 @@ import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import fc from 'fast-check';
 import { RouteTable, type Route } from '@engram/gateway';
 import { readDescriptorSet } from '@engram/proto/descriptor';
-import {
-  ENGINES,
-  OpenApiResponses,
-  startTestEngram,
-  type OpenApiDocument,
-  type TestEngram,
-} from '@engram/testing';
+import { ENGINES, OpenApiResponses, type OpenApiDocument } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const routes: readonly Route[] = RouteTable.fromRegistry(
   createFileRegistry(fromBinary(FileDescriptorSetSchema, readDescriptorSet())),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface MemoryBody {
   id: string;

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { signV1, signV2 } from '@engram/integrity';
 import { backfillIntegrity } from '@engram/memory-store';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { exportAll, knexOf } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/backfill-integrity', import.meta.url));
 

@@ -1,3 +1,4 @@
+import { startTestEngram } from '@engram/all-in-one/testing';
 /**
  * Measures the heap of POST /memories/export on 10,000 and 100,000 rows (not a test: run it with
  * `node --expose-gc --import tsx test/integrity/export-memory.measure.ts`). The whole suite runs in
@@ -5,7 +6,6 @@
  * the number of rows, because the export reads pages of 500 by id and the gateway relays with
  * backpressure.
  */
-import { startTestEngram } from '@engram/testing';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1);

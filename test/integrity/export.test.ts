@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { add, exportAll, knexOf, type ErrorBody } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 for (const engine of ENGINES) {
   describe(`POST /memories/export (${engine})`, function () {

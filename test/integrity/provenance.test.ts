@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { verifyProvenance } from '@engram/integrity';
 import { provenanceCanonical } from '@engram/memory-store';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { add, knexOf } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface ProvenanceRow {
   memory_id: string;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { createTestDatabase, startTestEngram, type TestDatabase, type TestEngram } from '@engram/testing';
+import { createTestDatabase, type TestDatabase } from '@engram/testing';
 import { add, integrityFailures, knexOf, tamper } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 describe('INTEGRITY_FAILED from reads on a read-only DATABASE_READ_URL (postgres)', function () {
   this.timeout(60_000);

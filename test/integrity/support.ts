@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import type { ApiClient, TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 export interface ExportRow {
   id: string;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { signV1 } from '@engram/integrity';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import { add, exportAll, integrityFailures, knexOf, tamper, type TamperField } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface MemoryBody {
   id: string;

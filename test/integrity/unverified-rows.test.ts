@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import { add, integrityFailures, knexOf, tamper } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface MemoryBody {
   id: string;

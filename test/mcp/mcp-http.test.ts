@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import {
   auditDetails,
   AWS_KEY_ID,
@@ -14,6 +13,7 @@ import {
   textOf,
   type TestKey,
 } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** The ten tools of the issue, written out independently of libs/mcp's own list. */
 const TOOLS = [

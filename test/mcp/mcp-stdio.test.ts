@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { compiledEntry, REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { compiledEntry, REPO_ROOT } from '@engram/testing';
 import { callError, callOk, createKey, provenanceOf, type TestKey } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * `engram mcp` as an MCP client runs it: the compiled CLI as a child process speaking MCP on its

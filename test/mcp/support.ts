@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { TestEngram } from '@engram/testing';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 /** A key made through /admin/keys: the raw key and its id (what provenance records). */
 export interface TestKey {

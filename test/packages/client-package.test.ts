@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { REPO_ROOT } from '@engram/testing';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const run = promisify(execFile);
 const CLIENT_DIR = join(REPO_ROOT, 'libs', 'client');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import { add, NO_RATE_LIMITS, type ErrorBody, type MemoryBody } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface HandoffBody {
   source_agent_id: string;

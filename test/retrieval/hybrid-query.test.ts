@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { add, addMany, NO_RATE_LIMITS, search, type ErrorBody } from './support.ts';
 import { startTopicEmbeddings, TOPIC_DIMENSIONS } from './topic-embeddings-server.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 for (const engine of ENGINES) {
   describe(`hybrid query (${engine})`, function () {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddingError, LocalEmbedder, LocalModelUnavailableError } from '@engram/embeddings';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import { add, NO_RATE_LIMITS, search } from './support.ts';
 import { TINY_HIDDEN, writeTinyModel } from './tiny-onnx-model.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const WORDS = [
   'deploy',

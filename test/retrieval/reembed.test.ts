@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { compiledEntry, createTestDatabase, startTestEngram, type TestDatabase } from '@engram/testing';
+import { compiledEntry, createTestDatabase, type TestDatabase } from '@engram/testing';
 import { add, NO_RATE_LIMITS, search } from './support.ts';
 import { TINY_HIDDEN, writeTinyModel } from './tiny-onnx-model.ts';
+import { startTestEngram } from '@engram/all-in-one/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);

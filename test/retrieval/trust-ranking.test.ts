@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { add, NO_RATE_LIMITS, search } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const DAY_MS = 86_400_000;
 

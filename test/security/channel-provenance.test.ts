@@ -3,8 +3,9 @@ import { Metadata } from '@grpc/grpc-js';
 import { CHANNEL_PROOF_HEADER, channelProof, createClient, unary } from '@engram/grpc-kit';
 import { IngestServiceClient, type AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import { provenanceOf } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * The provenance channel (rest, mcp, grpc) cannot be forged by a direct gRPC caller: x-engram-channel

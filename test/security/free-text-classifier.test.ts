@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
 import {
   ChatCompletionsServer,
   verdict,
   type ChatBehaviour,
 } from '../../libs/security-rules/test/stage4/chat-server.ts';
 import { eventsOf } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** The stand-in model: sure about one phrase, doubtful about another, clean otherwise. */
 function behaviour(text: string): ChatBehaviour {

@@ -1,4 +1,4 @@
-import type { TestEngram } from '@engram/testing';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 export interface WriteBody {
   id: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import {
   eventsOf,
   GITHUB_TOKEN,
@@ -8,6 +8,7 @@ import {
   type MemoryBody,
   type WriteBody,
 } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface ImportBody {
   results: {

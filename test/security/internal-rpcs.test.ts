@@ -8,7 +8,7 @@ import {
   type ScanContentRequest,
   type ScanContentResponse,
 } from '@engram/proto/engram/ingest/v1/ingest';
-import { ENGINES, startTestEngram, type TestEngram } from '@engram/testing';
+import { ENGINES } from '@engram/testing';
 import {
   CARD,
   eventsOf,
@@ -18,6 +18,7 @@ import {
   provenanceOf,
   type WriteBody,
 } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** IngestInternal (ace-feedback's and the importer's door into the pipeline) and ScanContent, over gRPC. */
 for (const engine of ENGINES) {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import {
   CARD,
   eventsOf,
@@ -9,6 +8,7 @@ import {
   type MemoryBody,
   type WriteBody,
 } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * Each action (reject, redact, flag, allow) for each category (pii, secrets, injection), set

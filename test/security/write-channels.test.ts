@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ENGINES, startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { ENGINES, type ApiClient } from '@engram/testing';
 import {
   CARD,
   detectionsOf,
@@ -12,6 +12,7 @@ import {
   type MemoryBody,
   type WriteBody,
 } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** The default policy (pii flag, secrets reject, injection flag, injection at global reject) on every public channel. */
 for (const engine of ENGINES) {

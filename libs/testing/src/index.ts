@@ -1,5 +1,3 @@
-export { startTestEngram } from './embedded-engram.ts';
-export type { TestEngram } from './embedded-engram.ts';
 export { ENGINES } from './engines.ts';
 export type { TestEngine } from './engines.ts';
 export { openEngineDatabase } from './engine-database.ts';

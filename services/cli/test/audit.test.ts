@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import { connection, engramOk, ndjson, NO_RATE_LIMITS, seed, startCli, waitFor } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface Event {
   event_id: string;

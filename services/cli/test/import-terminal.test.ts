@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { compiledEntry, REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { compiledEntry, REPO_ROOT } from '@engram/testing';
 import { connection, engramOk, hasControlCharacters, NO_RATE_LIMITS, seed, waitFor } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 const run = promisify(execFile);
 const ROWS = 300;

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestEngram, type TestEngram } from '@engram/testing';
 import {
   connection,
   engramOk,
@@ -13,6 +12,7 @@ import {
   startCli,
   waitFor,
 } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 interface Row {
   id: string;

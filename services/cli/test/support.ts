@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { compiledEntry, REPO_ROOT, type ApiClient, type TestEngram } from '@engram/testing';
+import { compiledEntry, REPO_ROOT, type ApiClient } from '@engram/testing';
+import { type TestEngram } from '@engram/all-in-one/testing';
 
 export interface CliResult {
   readonly code: number | null;

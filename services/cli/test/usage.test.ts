@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, startTestEngram, type TestEngram } from '@engram/testing';
+import { freePort, REPO_ROOT } from '@engram/testing';
 import { connection, engram, engramOk } from './support.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /** The verbs a help text lists under `commands:` (empty for a verb without sub-verbs). */
 function listedVerbs(help: string): string[] {

@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEngramConfig } from '@engram/config';
 import { createLogger } from '@engram/logger';
-import { startEmbedded, type Embedded } from '@engram/all-in-one';
-import { createTestDatabase, type TestDatabase } from './postgres.ts';
-import type { TestEngine } from './engines.ts';
-import { ApiClient } from './http-client.ts';
+import { ApiClient, createTestDatabase, type TestDatabase, type TestEngine } from '@engram/testing';
+import { startEmbedded, type Embedded } from './embedded.ts';
 
 export interface TestEngram {
   readonly engine: TestEngine;
@@ -23,7 +21,8 @@ export interface TestEngram {
 }
 
 /**
- * The whole suite in this process on ports 0, on a fresh PGlite directory or a fresh PostgreSQL
+ * The test harness of the embedded suite (exported as @engram/all-in-one/testing, so that no library
+ * imports a service). The whole suite in this process on ports 0, on a fresh PGlite directory or a fresh PostgreSQL
  * database, with a random bootstrap key. Real servers, real storage; nothing mocked.
  */
 export async function startTestEngram(
