@@ -145,6 +145,12 @@ function wellKnownType(desc: DescMessage, side: Side): string | undefined {
       return "{ '@type': string; [field: string]: unknown }";
     case 'google.protobuf.Empty':
       return 'Record<string, never>';
+    case 'google.rpc.Status':
+      // The gateway renders a Status inside a response as the `error` object of its error body.
+      return (
+        '{ code: string; status: number; reason: string; message: string; ' +
+        "details: { '@type': string; [field: string]: unknown }[]; detections?: Record<string, unknown>[] }"
+      );
     case 'google.protobuf.BoolValue':
       return 'boolean';
     case 'google.protobuf.Int64Value':

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { createClient, INTERNAL_TOKEN_HEADER, unary } from '@engram/grpc-kit';
+import { createClient, engramErrorOf, INTERNAL_TOKEN_HEADER, unary } from '@engram/grpc-kit';
+import { SecurityRejectedError } from '@engram/errors';
 import {
   IngestServiceClient,
   type IngestInternalRequest,
@@ -79,9 +80,11 @@ for (const engine of ENGINES) {
       assert.deepEqual(res.deprecated_ids, []);
       assert.equal(res.results[0]?.id, undefined);
       assert.equal(res.results[0]?.error, undefined);
-      assert.equal(res.results[1]?.error?.reason, 'SECURITY_REJECTED');
+      const refused = engramErrorOf(res.results[1]!.error!);
+      assert.equal(res.results[1]?.error?.code, status.FAILED_PRECONDITION);
+      assert.ok(refused instanceof SecurityRejectedError, refused.message);
       assert.deepEqual(
-        res.results[1]?.error?.detections.map((d) => d.type),
+        refused.detections.map((d) => d.type),
         ['api_key'],
       );
       const stored = await memoriesOf(t, 'ace');
@@ -191,7 +194,8 @@ for (const engine of ENGINES) {
       });
       assert.equal(res.applied, true);
       assert.ok(res.results[0]?.id);
-      assert.equal(res.results[1]?.error?.status, 422);
+      assert.equal(res.results[1]?.error?.code, status.FAILED_PRECONDITION);
+      assert.equal(engramErrorOf(res.results[1].error).reason, 'SECURITY_REJECTED');
       assert.equal((await memoriesOf(t, 'reflector')).length, 1);
     });
 

@@ -142,6 +142,34 @@ for (const engine of ENGINES) {
       assert.equal((await eventsOf(t, 'SECURITY_REJECTED', 'batcher')).length, 1);
     });
 
+    it('add_batch: a refused item carries the same error object a single add of it answers', async () => {
+      const items = [
+        { content: `Batch card again ${CARD}`, agent_id: 'batcher-2' },
+        { content: 'Bad control \u0007 character', agent_id: 'batcher-2' },
+      ];
+      const batch = await admin.post<{ results: { error?: ErrorBody['error'] }[] }>('/memories/add_batch', {
+        items,
+      });
+      assert.equal(batch.status, 200, batch.text);
+      for (const [i, item] of items.entries()) {
+        const single = await admin.post<ErrorBody>('/memories/add', item);
+        assert.ok(single.status >= 400 && single.status < 500, single.text);
+        assert.deepEqual(batch.body.results[i]?.error, single.body.error, `item ${i}`);
+      }
+      const invalid = batch.body.results[1]?.error as unknown as {
+        status: number;
+        details: { '@type': string; field_violations?: { field: string }[] }[];
+      };
+      assert.equal(invalid.status, 400);
+      assert.ok(
+        invalid.details.some(
+          (d) => d['@type'].endsWith('google.rpc.BadRequest') && d.field_violations?.[0]?.field,
+        ),
+        JSON.stringify(invalid),
+      );
+      assert.equal((await memoriesOf(t, 'batcher-2')).length, 0);
+    });
+
     it('typed writes: each of the four goes through the pipeline (flags, type fields scanned, rejects stored nothing)', async () => {
       const ep = await admin.post<WriteBody>('/memories/typed/episodic', {
         content: 'User said: reach me at kim@corp.example.',

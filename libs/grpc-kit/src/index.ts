@@ -18,7 +18,14 @@ export { HealthStatus, ServingStatus } from './health.ts';
 export { Runtime } from './runtime.ts';
 export { createGrpcServer, listen, shutdownServer } from './server.ts';
 export type { ServiceRegistration } from './server.ts';
-export { decodeStatusDetails, ERROR_DOMAIN, isServiceError, toStatus } from './status-details.ts';
+export {
+  decodeStatusDetails,
+  engramErrorOf,
+  ERROR_DOMAIN,
+  isServiceError,
+  rpcStatusOf,
+  toStatus,
+} from './status-details.ts';
 export { countingLimiter } from './rate-limit/counting-limiter.ts';
 export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
 export { enforceRateLimit, limitsPerMinute } from './rate-limit/rate-limiter.ts';

@@ -1,10 +1,14 @@
 import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import {
   AbortedError,
+  ConflictError,
   EngramError,
   InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
   RateLimitedError,
   SecurityRejectedError,
+  UnauthenticatedError,
   UnavailableError,
 } from '@engram/errors';
 import type { Any } from '@engram/proto/google/protobuf/any';
@@ -79,6 +83,57 @@ function detailsOf(err: EngramError): Any[] {
   return details;
 }
 
+/**
+ * The google.rpc.Status of a domain error: what a call failing with it would carry, and what one
+ * refused item of a batch carries in its result.
+ */
+export function rpcStatusOf(err: EngramError): RpcStatus {
+  return { code: CODES[err.code], message: err.message, details: detailsOf(err) };
+}
+
+/**
+ * The domain error of a google.rpc.Status another Engram service answered with (a refused batch
+ * item), so that it can be thrown again and reach the client with the same code, reason, field
+ * violations and detections. Anything this suite never sends as an item error becomes a 409.
+ */
+export function engramErrorOf(status: RpcStatus): EngramError {
+  const d = detailsOfStatus(status);
+  const reason = d.reason ?? '';
+  switch (status.code as Status) {
+    case Status.INVALID_ARGUMENT:
+      return new InvalidArgumentError(
+        status.message,
+        d.fieldViolations.map((v) => ({ field: v.field, description: v.description, reason: v.reason })),
+        reason || 'VALIDATION_FAILED',
+      );
+    case Status.UNAUTHENTICATED:
+      return new UnauthenticatedError(status.message, reason || 'UNAUTHENTICATED');
+    case Status.PERMISSION_DENIED:
+      return new PermissionDeniedError(status.message, reason || 'PERMISSION_DENIED');
+    case Status.NOT_FOUND:
+      return new NotFoundError(status.message, reason || 'NOT_FOUND');
+    case Status.UNAVAILABLE:
+      return new UnavailableError(status.message);
+    case Status.FAILED_PRECONDITION:
+      if (reason === 'SECURITY_REJECTED') {
+        return new SecurityRejectedError(
+          status.message,
+          d.detections.map((x) => ({
+            category: x.category,
+            type: x.type,
+            action: x.action,
+            stage: x.stage,
+            ...(x.start !== undefined ? { start: x.start } : {}),
+            ...(x.end !== undefined ? { end: x.end } : {}),
+          })),
+        );
+      }
+      return new ConflictError(status.message, reason || 'FAILED_PRECONDITION', 'FAILED_PRECONDITION');
+    default:
+      return new ConflictError(status.message, reason || 'ALREADY_EXISTS');
+  }
+}
+
 /** A gRPC error that came from another Engram service; passed through unchanged. */
 export function isServiceError(err: unknown): err is ServiceError {
   return (
@@ -98,7 +153,7 @@ export function toStatus(err: unknown): Partial<StatusObject> & { code: Status }
   if (err instanceof EngramError) {
     const code = CODES[err.code];
     const metadata = new Metadata();
-    const rpcStatus = RpcStatus.encode({ code, message: err.message, details: detailsOf(err) }).finish();
+    const rpcStatus = RpcStatus.encode(rpcStatusOf(err)).finish();
     metadata.set(DETAILS_KEY, Buffer.from(rpcStatus));
     if (code === Status.UNAVAILABLE) metadata.set(...NO_RETRY_PUSHBACK);
     return { code, details: err.message, metadata };
@@ -189,10 +244,13 @@ export function decodeStatusDetails(err: ServiceError): {
   fieldViolations: { field: string; description: string; reason: string }[];
   detections: Detection[];
 } {
-  const out: ReturnType<typeof decodeStatusDetails> = { metadata: {}, fieldViolations: [], detections: [] };
   const bin = err.metadata.get(DETAILS_KEY)[0];
-  if (!(bin instanceof Buffer)) return out;
-  const status = RpcStatus.decode(bin);
+  if (!(bin instanceof Buffer)) return { metadata: {}, fieldViolations: [], detections: [] };
+  return detailsOfStatus(RpcStatus.decode(bin));
+}
+
+function detailsOfStatus(status: RpcStatus): ReturnType<typeof decodeStatusDetails> {
+  const out: ReturnType<typeof decodeStatusDetails> = { metadata: {}, fieldViolations: [], detections: [] };
   for (const any of status.details) {
     const type = any.type_url.slice(any.type_url.lastIndexOf('/') + 1);
     if (type === 'google.rpc.ErrorInfo') {

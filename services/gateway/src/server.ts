@@ -17,6 +17,7 @@ import { openApiHandler } from './openapi/serve.ts';
 import { checkReadiness, READINESS_TIMEOUT_MS } from './readiness.ts';
 import { pickRequestId } from './request-id.ts';
 import { RouteTable, type Route } from './route-table.ts';
+import { StatusFieldRenderer } from './item-status.ts';
 import { transcode, type TranscodeDeps } from './transcode.ts';
 import { UpstreamPool } from './upstream.ts';
 
@@ -70,6 +71,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     pool,
     unaryTimeoutMs: deps.unaryTimeoutMs ?? 30_000,
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    statusFields: new StatusFieldRenderer(registry),
     channelProof: deps.internalToken ? channelProof(deps.internalToken) : undefined,
   };
   const unrouted = [...new Set(table.routes.map((r) => r.service.typeName))].filter(

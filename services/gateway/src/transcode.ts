@@ -6,6 +6,7 @@ import { hasBody, isJsonContentType, readBody } from './body-reader.ts';
 import { errorFromGrpc, writeError } from './error-writer.ts';
 import { GatewayError, internalError, unsupportedMediaType, upstreamUnavailable } from './gateway-error.ts';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from './idempotency-key.ts';
+import type { StatusFieldRenderer } from './item-status.ts';
 import { relayNdjson } from './ndjson-stream.ts';
 import { bindRequest } from './request-binding.ts';
 import type { Route } from './route-table.ts';
@@ -17,6 +18,8 @@ export interface TranscodeDeps {
   readonly pool: UpstreamPool;
   readonly unaryTimeoutMs: number;
   readonly maxBodyBytes: number;
+  /** Renders google.rpc.Status fields of responses (refused batch items) as the error body's object. */
+  readonly statusFields: StatusFieldRenderer;
   /**
    * channelProof(ENGRAM_INTERNAL_TOKEN): sent with x-engram-channel so that the services honour the
    * channel (a direct gRPC caller cannot forge it). Absent: the services record channel grpc.
@@ -87,11 +90,13 @@ export async function transcode(
   if (!deps.pool.hasService(service)) throw upstreamUnavailable();
   const metadata = upstreamMetadata(req, call.requestId, deps.channelProof, idempotencyKey);
   const render = (raw: Buffer) => {
-    const json = toJson(route.method.output, fromBinary(route.method.output, raw), {
+    const message = fromBinary(route.method.output, raw);
+    const json = toJson(route.method.output, message, {
       registry: deps.registry,
       useProtoFieldName: true,
       alwaysEmitImplicit: true,
     });
+    deps.statusFields.render(route.method.output, message, json);
     const picked =
       route.responseField === undefined ? json : (json as Record<string, unknown>)[route.responseField.name];
     return JSON.stringify(picked ?? null);

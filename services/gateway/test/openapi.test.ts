@@ -11,6 +11,7 @@ import {
   type DescMessage,
   type FileRegistry,
   type JsonValue,
+  type Message,
 } from '@bufbuild/protobuf';
 import {
   FieldDescriptorProto_Label as Label,
@@ -23,6 +24,7 @@ import { OpenApiResponses, type OpenApiDocument } from '@engram/testing';
 import { buildOpenApiDocument } from '../src/openapi/document.ts';
 import { RPC_ERROR_STATUSES } from '../src/openapi/operations.ts';
 import { bindRequest } from '../src/request-binding.ts';
+import { StatusFieldRenderer } from '../src/item-status.ts';
 import { RouteTable, type Route } from '../src/route-table.ts';
 import { bindingRegistry, engramRegistry } from './fixtures/descriptors.ts';
 import { allAt, deadAddress, startGateway, type RunningGateway } from './fixtures/harness.ts';
@@ -439,16 +441,20 @@ function sampleFor(doc: Doc, schema: Loose): string {
  */
 function checkMessageSchemas(doc: Doc, registry: FileRegistry): void {
   const v = new OpenApiResponses(doc);
+  const statusFields = new StatusFieldRenderer(registry);
   let checked = 0;
   for (const name of Object.keys(doc.components.schemas as object)) {
     const desc = registry.getMessage(name);
     if (desc === undefined) continue;
     for (const input of [sampleMessage(desc, 0), {}]) {
-      const written: JsonValue = toJson(desc, fromJson(desc, input, { registry }), {
+      const parsed: Message = fromJson(desc, input, { registry });
+      const written: JsonValue = toJson(desc, parsed, {
         registry,
         useProtoFieldName: true,
         alwaysEmitImplicit: true,
       });
+      // As transcode.ts writes it: a google.rpc.Status inside a response becomes the error object.
+      statusFields.render(desc, parsed, written);
       const errors = v.errorsAt(`#/components/schemas/${name}`, written);
       assert.deepEqual(errors, [], `${name}: ${JSON.stringify(written)}`);
       checked++;
@@ -514,6 +520,15 @@ function sampleOfMessage(m: DescMessage, depth: number): JsonValue | undefined {
       return '1.500s';
     case 'google.protobuf.Timestamp':
       return '2026-01-01T00:00:00Z';
+    case 'google.protobuf.Any':
+      return {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'VALIDATION_FAILED',
+        domain: 'd',
+      };
+    case 'google.rpc.Status':
+      // A refused item as a service sends it: a client error with its ErrorInfo.
+      return { code: 3, message: 'text', details: [sampleOfMessage(m.fields[2]!.message!, depth)!] };
     default:
       return depth >= 2 ? undefined : sampleMessage(m, depth + 1);
   }

@@ -575,15 +575,19 @@ export interface BatchItemResult {
   deduplicated: boolean;
   scope?: string;
   content_flags: string[];
-  error?: ItemError;
-}
-
-/**
- * One invalid field.
- */
-export interface FieldViolation {
-  field: string;
-  description: string;
+  /**
+   * Why the item was refused, as the status a single write would have failed with: the gRPC code,
+   * the message and the details (ErrorInfo reason, BadRequest field violations, Detection). The
+   * gateway renders it with the same table and body as a request's error.
+   */
+  error?: {
+    code: string;
+    status: number;
+    reason: string;
+    message: string;
+    details: { '@type': string; [field: string]: unknown }[];
+    detections?: Record<string, unknown>[];
+  };
 }
 
 /**
@@ -594,18 +598,6 @@ export interface ImportMemoriesRequest {
    * Export rows; id, project_id, timestamps, signatures and scores are not imported.
    */
   memories?: readonly MemoryInput[];
-}
-
-/**
- * The error of one failed batch item, shaped like the HTTP error body.
- */
-export interface ItemError {
-  code: string;
-  status: number;
-  reason: string;
-  message: string;
-  detections: Detection[];
-  field_violations: FieldViolation[];
 }
 
 /**

@@ -1,11 +1,7 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { createClient, forwardMetadata, unary } from '@engram/grpc-kit';
-import {
-  IngestServiceClient,
-  type IngestInternalRequest,
-  type IngestInternalResponse,
-} from '@engram/proto/engram/ingest/v1/ingest';
-import type { WritePipeline } from '../domain/ports.ts';
+import { createClient, engramErrorOf, forwardMetadata, unary } from '@engram/grpc-kit';
+import { IngestServiceClient, type IngestInternalRequest } from '@engram/proto/engram/ingest/v1/ingest';
+import type { PipelineAnswer, WritePipeline } from '../domain/ports.ts';
 
 /** ingest-security's IngestInternal over gRPC, with the caller's key and the internal service token. */
 export class GrpcWritePipeline implements WritePipeline {
@@ -22,9 +18,17 @@ export class GrpcWritePipeline implements WritePipeline {
     return this.clientInstance;
   }
 
-  async ingest(req: IngestInternalRequest, caller: unknown): Promise<IngestInternalResponse> {
+  async ingest(req: IngestInternalRequest, caller: unknown): Promise<PipelineAnswer> {
     const md = forwardMetadata(caller as Metadata, this.internalToken);
-    return unary(this.client.ingestInternal.bind(this.client), req, md);
+    const res = await unary(this.client.ingestInternal.bind(this.client), req, md);
+    return {
+      applied: res.applied,
+      deprecated_ids: res.deprecated_ids,
+      // A refused item's google.rpc.Status becomes the domain error it stands for.
+      results: res.results.map(({ error, ...item }) =>
+        error === undefined ? item : { ...item, error: engramErrorOf(error) },
+      ),
+    };
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import { actingAgent, isPrivileged, readerOf, type Principal } from '@engram/auth';
-import { isUuid, type DetectionInfo } from '@engram/errors';
+import { isUuid, SecurityRejectedError, type DetectionInfo } from '@engram/errors';
 import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Deprecation } from '@engram/proto/engram/memory/v1/memory';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
@@ -146,7 +146,9 @@ export async function applyDelta(
   if (!res.applied) {
     return refused(req.operations, (i) => {
       const e = byOp.get(i)?.error;
-      return e ? { reason: e.reason || e.code, detections: e.detections } : undefined;
+      return e
+        ? { reason: e.reason || e.code, detections: e instanceof SecurityRejectedError ? e.detections : [] }
+        : undefined;
     });
   }
   return applied(req.operations, new Map([...byOp].map(([i, r]) => [i, r?.id])));

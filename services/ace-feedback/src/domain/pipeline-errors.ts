@@ -1,43 +1,16 @@
-import {
-  ConflictError,
-  InvalidArgumentError,
-  NotFoundError,
-  PermissionDeniedError,
-  SecurityRejectedError,
-  type EngramError,
-} from '@engram/errors';
-import type { ItemError } from '@engram/proto/engram/ingest/v1/ingest';
+import { InvalidArgumentError, type EngramError } from '@engram/errors';
 
 /**
- * The domain error of a write the pipeline refused for one item, so a reflection refused by content
- * policy answers 422 SECURITY_REJECTED with its detections, exactly like POST /memories/add.
+ * The error of an item the write pipeline refused, thrown again by the operation that asked for the
+ * write, so a reflection refused by content policy answers 422 SECURITY_REJECTED with its
+ * detections, exactly like POST /memories/add. Field paths are prefixed with where the item came
+ * from in this request (e.g. "evaluation.").
  */
-export function itemErrorToDomain(err: ItemError, fieldPrefix = ''): EngramError {
-  if (err.reason === 'SECURITY_REJECTED') {
-    return new SecurityRejectedError(
-      err.message,
-      err.detections.map((d) => ({
-        category: d.category,
-        type: d.type,
-        action: d.action,
-        stage: d.stage,
-        ...(d.start !== undefined ? { start: d.start } : {}),
-        ...(d.end !== undefined ? { end: d.end } : {}),
-      })),
-    );
-  }
-  switch (err.code) {
-    case 'INVALID_ARGUMENT':
-      return new InvalidArgumentError(
-        err.message,
-        err.field_violations.map((v) => ({ field: fieldPrefix + v.field, description: v.description })),
-        err.reason || 'VALIDATION_FAILED',
-      );
-    case 'PERMISSION_DENIED':
-      return new PermissionDeniedError(err.message, err.reason || 'PERMISSION_DENIED');
-    case 'NOT_FOUND':
-      return new NotFoundError(err.message);
-    default:
-      return new ConflictError(err.message, err.reason || 'FAILED_PRECONDITION', 'FAILED_PRECONDITION');
-  }
+export function pipelineError(err: EngramError, fieldPrefix = ''): EngramError {
+  if (fieldPrefix === '' || !(err instanceof InvalidArgumentError)) return err;
+  return new InvalidArgumentError(
+    err.message,
+    err.fieldViolations.map((v) => ({ ...v, field: fieldPrefix + v.field })),
+    err.reason,
+  );
 }

@@ -1,6 +1,7 @@
 import type { Reader } from '@engram/auth';
 import type { Effectiveness, ReadContext, StoredMemory } from '@engram/memories';
-import type { IngestInternalRequest, IngestInternalResponse } from '@engram/proto/engram/ingest/v1/ingest';
+import type { EngramError } from '@engram/errors';
+import type { IngestInternalRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Feature, NewFeature } from './feature-status.ts';
 import type { ProgressSession } from './progress-session.ts';
 import type { NewRun, Run, RunCompletion } from './run-status.ts';
@@ -86,9 +87,26 @@ export interface ReadScreen {
   ): Promise<{ trusted: T[]; untrusted: { row: T; status: string }[] }>;
 }
 
+/** One item of the pipeline's answer: stored (id), or refused with the error a single write would get. */
+export interface PipelineItem {
+  readonly index: number;
+  readonly id?: string;
+  readonly deduplicated: boolean;
+  readonly scope?: string;
+  readonly content_flags: readonly string[];
+  readonly error?: EngramError;
+}
+
+export interface PipelineAnswer {
+  readonly results: readonly PipelineItem[];
+  /** False when an atomic request was refused as a whole (see the items' errors). */
+  readonly applied: boolean;
+  readonly deprecated_ids: readonly string[];
+}
+
 /** The one write pipeline (ingest-security's IngestInternal); `caller` is the forwarded identity. */
 export interface WritePipeline {
-  ingest(req: IngestInternalRequest, caller: unknown): Promise<IngestInternalResponse>;
+  ingest(req: IngestInternalRequest, caller: unknown): Promise<PipelineAnswer>;
 }
 
 export interface RunRepository {

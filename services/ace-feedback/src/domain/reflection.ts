@@ -2,7 +2,7 @@ import { actingAgent, type Principal } from '@engram/auth';
 import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
 import { ID_MAX_LENGTH, LIST_ENTRY_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
-import { itemErrorToDomain } from './pipeline-errors.ts';
+import { pipelineError } from './pipeline-errors.ts';
 import type { WritePipeline } from './ports.ts';
 
 export interface ReflectionRequest {
@@ -62,13 +62,13 @@ export async function addReflection(
     caller,
   );
   const [r] = res.results;
-  if (r?.error) throw itemErrorToDomain(r.error);
+  if (r?.error) throw pipelineError(r.error);
   if (!res.applied || r?.id === undefined) throw new Error('the write pipeline stored no reflection');
   return {
     id: r.id,
     deduplicated: r.deduplicated,
     scope: r.scope ?? '',
-    content_flags: r.content_flags,
+    content_flags: [...r.content_flags],
     // A write that names no trust_level is labelled with the principal's own level (the pipeline's rule).
     trust_level: principal.trust,
     memory_type: 'reflection',

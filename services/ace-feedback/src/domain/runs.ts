@@ -4,7 +4,7 @@ import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import { ERROR_PATTERN_MAX_LENGTH, ID_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
 import { screenFreeText, type FreeTextDeps } from './free-text-screen.ts';
-import { itemErrorToDomain } from './pipeline-errors.ts';
+import { pipelineError } from './pipeline-errors.ts';
 import type { MemoryLookup, RunRepository, WritePipeline } from './ports.ts';
 import { voteForOutcome, type Run } from './run-status.ts';
 
@@ -187,7 +187,7 @@ export async function completeRun(
       caller,
     );
     const [result] = res.results;
-    if (result?.error) throw itemErrorToDomain(result.error, 'evaluation.');
+    if (result?.error) throw pipelineError(result.error, 'evaluation.');
     if (!res.applied || result?.id === undefined) throw new Error('the write pipeline stored no reflection');
     reflectionId = result.id;
   }

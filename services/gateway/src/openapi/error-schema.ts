@@ -1,7 +1,7 @@
 import type { Registry } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { BAD_REQUEST_TYPE, DETECTION_TYPE, ERROR_INFO_TYPE, RETRY_INFO_TYPE } from '../gateway-error.ts';
-import { SCHEMA_REF, type Schema, type SchemaComponents } from './json-schema.ts';
+import { ERROR_STATUS_SCHEMA, SCHEMA_REF, type Schema, type SchemaComponents } from './json-schema.ts';
 
 /**
  * The one error body (error-writer.ts errorBody) as a schema, and the error responses of the
@@ -27,7 +27,8 @@ export function errorSchemas(components: SchemaComponents, registry: Registry): 
     description:
       'The body of every error response. `code` is the canonical gRPC code, `status` the HTTP status, ' +
       '`reason` the machine-readable cause (ErrorInfo.reason), `message` safe to show; `details` are ' +
-      'the google.rpc details of the status, each with its "@type".',
+      'the google.rpc details of the status, each with its "@type". A refused item of a batch carries ' +
+      'the same object as its `error`.',
     required: ['code', 'status', 'reason', 'message', 'details'],
     properties: {
       code: { type: 'string', enum: CODE_NAMES },
@@ -63,9 +64,10 @@ export function errorSchemas(components: SchemaComponents, registry: Registry): 
     [ERROR_SCHEMA]: {
       type: 'object',
       required: ['error'],
-      properties: { error: error },
+      properties: { error: { $ref: SCHEMA_REF + ERROR_STATUS_SCHEMA } },
       additionalProperties: false,
     },
+    [ERROR_STATUS_SCHEMA]: error,
     [DETAIL_SCHEMA]: {
       type: 'object',
       description:

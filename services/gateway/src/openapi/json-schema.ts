@@ -7,6 +7,9 @@ export type Schema = JsonObject;
 
 export const SCHEMA_REF = '#/components/schemas/';
 
+/** The `error` object of the error body; a google.rpc.Status inside a response is rendered as one. */
+export const ERROR_STATUS_SCHEMA = 'ErrorStatus';
+
 /**
  * JSON Schemas of protobuf messages in exactly the proto3 JSON form the gateway writes (toJson with
  * useProtoFieldName and alwaysEmitImplicit, transcode.ts) and reads (fromJson, request-binding.ts):
@@ -197,6 +200,8 @@ function wellKnownSchema(msg: DescMessage): Schema | undefined {
       return { type: 'object', additionalProperties: false };
     case 'google.protobuf.Any':
       return { type: 'object', required: ['@type'], properties: { '@type': { type: 'string' } } };
+    case 'google.rpc.Status':
+      return { $ref: SCHEMA_REF + ERROR_STATUS_SCHEMA };
     default:
       return undefined;
   }

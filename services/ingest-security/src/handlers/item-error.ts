@@ -1,40 +1,15 @@
-import { EngramError, InvalidArgumentError, SecurityRejectedError } from '@engram/errors';
-import type { BatchItemResult, ItemError } from '@engram/proto/engram/ingest/v1/ingest';
+import { EngramError } from '@engram/errors';
+import { rpcStatusOf } from '@engram/grpc-kit';
+import type { BatchItemResult } from '@engram/proto/engram/ingest/v1/ingest';
 import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
+import type { Status } from '@engram/proto/google/rpc/status';
 
-const HTTP_BY_CODE: Record<string, number> = {
-  INVALID_ARGUMENT: 400,
-  FAILED_PRECONDITION: 422,
-  PERMISSION_DENIED: 403,
-  UNAUTHENTICATED: 401,
-  NOT_FOUND: 404,
-};
-
-/** The error of one batch item, shaped like the HTTP error body; anything unexpected is rethrown. */
-export function itemError(err: unknown): ItemError {
-  if (err instanceof EngramError) {
-    return {
-      code: err.code,
-      status: HTTP_BY_CODE[err.code] ?? 500,
-      reason: err.reason,
-      message: err.message,
-      detections:
-        err instanceof SecurityRejectedError
-          ? err.detections.map((d) => ({
-              category: d.category,
-              type: d.type,
-              action: d.action,
-              stage: d.stage,
-              start: d.start,
-              end: d.end,
-            }))
-          : [],
-      field_violations:
-        err instanceof InvalidArgumentError
-          ? err.fieldViolations.map((v) => ({ field: v.field, description: v.description }))
-          : [],
-    };
-  }
+/**
+ * The error of one refused batch item: the google.rpc.Status a single write would have failed with
+ * (the gateway maps it with its one table). Anything that is not a domain error is rethrown.
+ */
+export function itemError(err: unknown): Status {
+  if (err instanceof EngramError) return rpcStatusOf(err);
   throw err;
 }
 

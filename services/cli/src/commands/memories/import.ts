@@ -14,6 +14,7 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, withConnection, type Connection }
 import { EXIT, fail, messageOf } from '../../exit.ts';
 import { startProgress, type Progress } from '../../progress.ts';
 import { countLines, parseRow, RowError, sourceIdOf } from './import-rows.ts';
+import { engramErrorOf } from '@engram/grpc-kit';
 import { IngestServiceClient } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Memory } from '@engram/proto/engram/memory/v1/memory';
 
@@ -188,8 +189,10 @@ async function importLines(
       const r = outcome.get(row);
       if (row.error !== undefined) recordFailure(row, 'INVALID_ROW', row.error);
       else if (!r) recordFailure(row, 'NO_RESULT', 'Engram returned no result for this row');
-      else if (r.error) recordFailure(row, r.error.reason || r.error.code, r.error.message);
-      else if (r.deduplicated) summary.already_present += 1;
+      else if (r.error) {
+        const refused = engramErrorOf(r.error);
+        recordFailure(row, refused.reason || refused.code, refused.message);
+      } else if (r.deduplicated) summary.already_present += 1;
       else summary.imported += 1;
       if (row.sourceId !== '') summary.last_source_id = row.sourceId;
     }

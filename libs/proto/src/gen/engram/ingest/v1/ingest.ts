@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
+import { Status } from "../../../google/rpc/status.js";
 import { Deprecation, Detection, Memory, WriteResult } from "../../memory/v1/memory.js";
 
 export interface AddMemoryRequest {
@@ -49,22 +50,6 @@ export interface ImportMemoriesRequest {
   memories: Memory[];
 }
 
-/** The error of one failed batch item, shaped like the HTTP error body. */
-export interface ItemError {
-  code: string;
-  status: number;
-  reason: string;
-  message: string;
-  detections: Detection[];
-  field_violations: FieldViolation[];
-}
-
-/** One invalid field. */
-export interface FieldViolation {
-  field: string;
-  description: string;
-}
-
 /** One batch result: a write result or an error. */
 export interface BatchItemResult {
   index: number;
@@ -72,7 +57,12 @@ export interface BatchItemResult {
   deduplicated: boolean;
   scope?: string | undefined;
   content_flags: string[];
-  error?: ItemError | undefined;
+  /**
+   * Why the item was refused, as the status a single write would have failed with: the gRPC code,
+   * the message and the details (ErrorInfo reason, BadRequest field violations, Detection). The
+   * gateway renders it with the same table and body as a request's error.
+   */
+  error?: Status | undefined;
 }
 
 export interface AddMemoryBatchResponse {
@@ -528,188 +518,6 @@ export const ImportMemoriesRequest: MessageFns<ImportMemoriesRequest> = {
   },
 };
 
-function createBaseItemError(): ItemError {
-  return { code: "", status: 0, reason: "", message: "", detections: [], field_violations: [] };
-}
-
-export const ItemError: MessageFns<ItemError> = {
-  encode(message: ItemError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.code !== "") {
-      writer.uint32(10).string(message.code);
-    }
-    if (message.status !== 0) {
-      writer.uint32(16).int32(message.status);
-    }
-    if (message.reason !== "") {
-      writer.uint32(26).string(message.reason);
-    }
-    if (message.message !== "") {
-      writer.uint32(34).string(message.message);
-    }
-    for (const v of message.detections) {
-      Detection.encode(v!, writer.uint32(42).fork()).join();
-    }
-    for (const v of message.field_violations) {
-      FieldViolation.encode(v!, writer.uint32(50).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ItemError {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseItemError();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.code = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.status = reader.int32();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.reason = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.message = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.detections.push(Detection.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.field_violations.push(FieldViolation.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<ItemError>, I>>(base?: I): ItemError {
-    return ItemError.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ItemError>, I>>(object: I): ItemError {
-    const message = createBaseItemError();
-    message.code = object.code ?? "";
-    message.status = object.status ?? 0;
-    message.reason = object.reason ?? "";
-    message.message = object.message ?? "";
-    message.detections = object.detections?.map((e) => Detection.fromPartial(e)) || [];
-    message.field_violations = object.field_violations?.map((e) => FieldViolation.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseFieldViolation(): FieldViolation {
-  return { field: "", description: "" };
-}
-
-export const FieldViolation: MessageFns<FieldViolation> = {
-  encode(message: FieldViolation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.field !== "") {
-      writer.uint32(10).string(message.field);
-    }
-    if (message.description !== "") {
-      writer.uint32(18).string(message.description);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): FieldViolation {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseFieldViolation();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.field = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.description = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<FieldViolation>, I>>(base?: I): FieldViolation {
-    return FieldViolation.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<FieldViolation>, I>>(object: I): FieldViolation {
-    const message = createBaseFieldViolation();
-    message.field = object.field ?? "";
-    message.description = object.description ?? "";
-    return message;
-  },
-};
-
 function createBaseBatchItemResult(): BatchItemResult {
   return { index: 0, id: undefined, deduplicated: false, scope: undefined, content_flags: [], error: undefined };
 }
@@ -732,7 +540,7 @@ export const BatchItemResult: MessageFns<BatchItemResult> = {
       writer.uint32(42).string(v!);
     }
     if (message.error !== undefined) {
-      ItemError.encode(message.error, writer.uint32(50).fork()).join();
+      Status.encode(message.error, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -790,12 +598,12 @@ export const BatchItemResult: MessageFns<BatchItemResult> = {
             message.content_flags.push(reader.string());
             continue;
           }
-          case 6: {
-            if (tag !== 50) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.error = ItemError.decode(reader, reader.uint32());
+            message.error = Status.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -821,7 +629,7 @@ export const BatchItemResult: MessageFns<BatchItemResult> = {
     message.scope = object.scope ?? undefined;
     message.content_flags = object.content_flags?.map((e) => e) || [];
     message.error = (object.error !== undefined && object.error !== null)
-      ? ItemError.fromPartial(object.error)
+      ? Status.fromPartial(object.error)
       : undefined;
     return message;
   },
