@@ -198,6 +198,13 @@ function classOf(h: number): number {
   }
 }
 
+/**
+ * A segment of fewer words has no features (the model's bias alone scores it): a request needs at
+ * least an act and an object, and a word or two ("email", "[REDACTED:email]") says nothing.
+ */
+const MIN_WORDS = 4;
+const REDACTED = '[REDACTED:';
+
 /** Feature buckets of the segment being read (reused: no allocation per segment). */
 let buf = new Int32Array(4096);
 let used = 0;
@@ -217,7 +224,8 @@ function push(b: number): void {
  * class opening a clause, a class after the previous class of the segment, and every pair of classes
  * the segment holds, e-mail addresses, URLs and currency signs included). Character n-grams were
  * dropped: on validation they lowered recall at the same false-positive rate (they memorise the
- * wording of the training texts) and were three quarters of the cost. Returns the feature count. One function for training and scoring, so the two
+ * wording of the training texts) and were three quarters of the cost. Returns the feature count. One function for
+ * training and scoring, so the two
  * can never disagree; no closure and no string, as this runs on every byte of every write.
  */
 function collect(text: string, start: number, end: number, bits: number): number {
@@ -231,10 +239,19 @@ function collect(text: string, start: number, end: number, bits: number): number
   let digitsOnly = true;
   let prevClass = 0;
   let classes = 0;
+  let words = 0;
   // A word that opens a clause (segment start, or after : , ; ( " [ -): hails and imperatives.
   let clauseStart = true;
   for (let i = start; i <= end; i++) {
     let c = i < end ? text.charCodeAt(i) : 32;
+    // A redaction token stands for what the screen removed: a space, not the words of its type.
+    if (c === 91 && text.startsWith(REDACTED, i)) {
+      const close = text.indexOf(']', i);
+      if (close > 0 && close < end) {
+        i = close;
+        c = 32;
+      }
+    }
     if (c >= 65 && c <= 90) c += 32;
     if (isWordChar(c)) {
       wordHash = Math.imul(wordHash ^ c, FNV_PRIME);
@@ -256,6 +273,7 @@ function collect(text: string, start: number, end: number, bits: number): number
         }
         prevWord = wordHash;
         havePrevWord = true;
+        words++;
         clauseStart = false;
         digitsOnly = true;
         wordHash = FNV_OFFSET;
@@ -278,6 +296,7 @@ function collect(text: string, start: number, end: number, bits: number): number
     }
     prevChar = c;
   }
+  if (words < MIN_WORDS) return 0;
   for (let a = 1; a <= CLASS_CURRENCY; a++) {
     if ((classes & (1 << a)) === 0) continue;
     for (let z = a + 1; z <= CLASS_CURRENCY; z++) {
