@@ -59,15 +59,22 @@ const PLEASE = S`(?:(?:please|kindly|also|now|just|then|and|immediately|urgently
 const OPENER_CHARS = new Set([...'\n\r\t .!?:;|"\u201c,-\u2013\u2014#/*']);
 const ADVICE = /\byour?\b/;
 const REQUEST_YOU = /\b(?:could|can|would|will)\s+you\b/g;
-/** The sentence before the end of `before`, with its stop, inside the paragraph. */
-const PREVIOUS_SENTENCE = /[^.!?\n]*[.!?]*[ \t]*\n?[ \t]*$/;
+const isStop = (c: string | undefined) => c === '.' || c === '!' || c === '?';
+/** The sentence that ends `paragraph`, with its stop (a backward scan: a regex anchored at $ is quadratic). */
+function previousSentence(paragraph: string): string {
+  let i = paragraph.length;
+  while (i > 0 && /\s/.test(paragraph[i - 1]!)) i--;
+  while (i > 0 && isStop(paragraph[i - 1])) i--;
+  while (i > 0 && !isStop(paragraph[i - 1]) && paragraph[i - 1] !== '\n') i--;
+  return paragraph.slice(i);
+}
 function notAdvice(text: string, matchStart: number, end: number) {
   // The sentence starts after the opener the match begins with (a stop, a line break, a comment mark).
   let start = matchStart;
   while (start < end && OPENER_CHARS.has(text[start]!)) start++;
   const before = text.slice(Math.max(0, start - 300), start);
   const paragraph = before.slice(before.lastIndexOf('\n\n') + 1);
-  const previous = PREVIOUS_SENTENCE.exec(paragraph)?.[0] ?? '';
+  const previous = previousSentence(paragraph);
   const tail = text.slice(end, end + 200);
   const stop = tail.search(/[.!?\n]/);
   const sentence = (previous + text.slice(start, end) + (stop < 0 ? tail : tail.slice(0, stop)))
@@ -80,6 +87,7 @@ const rule = (type: string, pattern: string, accept?: Rule['accept']): Rule => (
   category: 'injection',
   type,
   pattern,
+  data: true,
   ...(accept ? { accept } : {}),
 });
 
