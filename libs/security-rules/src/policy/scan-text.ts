@@ -68,11 +68,11 @@ export function modelThreshold(profile: ScreeningProfile): number {
  * learned_model spanning its most injection-like sentence.
  */
 export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
+  const folded = stages.stage3 ? foldForScan(text) : text;
   let findings =
-    profile === 'data' && stages.stage3 ? scanAsData(text, stages.stage2) : scanText(text, stages);
+    profile === 'data' && stages.stage3 ? scanAsData(text, folded, stages.stage2) : scanText(text, stages);
   if (profile === 'instructions') findings = findings.filter((f) => f.category !== 'injection' || f.strong);
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
-  const folded = foldForScan(text);
   const best = scoreWithModel(folded);
   if (best.score >= modelThreshold(profile)) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
@@ -88,9 +88,8 @@ const isInjection = (f: Finding) => f.category === 'injection';
  * for text without characters to fold (nearly all), one RE2 pass with every rule at once; otherwise
  * scanText, then the data rules over the folded text (their findings cover the whole text).
  */
-function scanAsData(text: string, stage2: boolean): Finding[] {
+function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
   const s = get();
-  const folded = foldForScan(text);
   if (folded === text) {
     const found = s.all.scan(text).filter((f) => stage2 || f.category === 'injection');
     const ruled = found.some((f) => isInjection(f) && !f.data);
