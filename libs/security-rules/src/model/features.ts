@@ -206,16 +206,16 @@ const MIN_WORDS = 4;
 const REDACTED = '[REDACTED:';
 
 /** Feature buckets of the segment being read (reused: no allocation per segment). */
-let buf = new Int32Array(4096);
+/**
+ * A segment of segmentsOf (at most MAX_SEGMENT characters, so at most MAX_SEGMENT / 2 words of at
+ * most six features each, and 55 class pairs) never fills it; a longer span keeps its first ones.
+ */
+const CAPACITY = 4 * MAX_SEGMENT + 64;
+const buf = new Int32Array(CAPACITY);
 let used = 0;
 
 function push(b: number): void {
-  if (used === buf.length) {
-    const next = new Int32Array(buf.length * 2);
-    next.set(buf);
-    buf = next;
-  }
-  buf[used++] = b;
+  if (used < CAPACITY) buf[used++] = b;
 }
 
 /**
