@@ -195,6 +195,12 @@ export const engramSchema = {
     'Stage 4: ask an OpenAI-compatible chat model.',
     { default: false },
   ),
+  injectionClassifierEscalation: oneOf(
+    'INJECTION_CLASSIFIER_ESCALATION',
+    'Which writes stage 4 is asked about: conditions (every write the specification allows), uncertain (content screened as data that no rule flagged and whose learned score is in its uncertain band), off; auto: conditions when ENABLE_LLM_INJECTION_CLASSIFIER is on, else uncertain when INJECTION_CLASSIFIER_BASE_URL is set, else off.',
+    ['auto', 'conditions', 'uncertain', 'off'],
+    { default: 'auto' },
+  ),
   injectionClassifierBaseUrl: optionalStr(
     'INJECTION_CLASSIFIER_BASE_URL',
     'Stage 4 endpoint base URL (…/v1).',

@@ -41,4 +41,6 @@ export interface Finding {
   readonly end: number;
   /** Set by a strong injection rule: one that applies to an internal agent's own instructions too. */
   readonly strong?: boolean;
+  /** Set by a rule of the data profile (stage3/data-rules.ts). */
+  readonly data?: boolean;
 }

@@ -18,6 +18,11 @@ export interface Rule {
    */
   readonly tier?: 'strong' | 'contextual';
   /**
+   * A rule of the data profile (stage3/data-rules.ts): its findings carry `data`, so one pass with
+   * every rule serves content screened as data (policy/scan-text.ts).
+   */
+  readonly data?: boolean;
+  /**
    * Accepts or refuses one match; may narrow it to a sub-span (e.g. the value of an assignment).
    * Returns undefined to refuse.
    */
@@ -117,6 +122,7 @@ export class RuleScanner {
             start: span.start,
             end: span.end,
             ...(rule.tier === 'strong' ? { strong: true } : {}),
+            ...(rule.data ? { data: true } : {}),
           });
           count++;
         }

@@ -3,7 +3,7 @@ import { bindService, type ServiceRegistration } from '@engram/grpc-kit';
 import { VerifiedReader } from '@engram/memories';
 import type { Peers, Platform } from '@engram/platform';
 import { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
-import { contentPolicyOf, injectionClassifierOf } from '@engram/security-rules';
+import { contentPolicyOf, stage4Of } from '@engram/security-rules';
 import { GrpcWritePipeline } from './clients/ingest-client.ts';
 import { aceHandlers } from './handlers/ace-handlers.ts';
 import { KnexConsolidationLog } from './storage/consolidation-log.ts';
@@ -24,6 +24,7 @@ export const ACE_SERVICE_NAMES = ['engram.ace.v1.AceService'] as const;
 export function aceServices(platform: Platform, peers: Peers): ServiceRegistration[] {
   const { config, db } = platform;
   const onCommit = platform.notifyCommitted;
+  const stage4 = stage4Of(config);
   const pipeline = new GrpcWritePipeline(peers.ingestSecurity, platform.secrets.internalToken);
   platform.addCloser(() => pipeline.close());
   const screen = new VerifiedReader(
@@ -46,7 +47,8 @@ export function aceServices(platform: Platform, peers: Peers): ServiceRegistrati
     screen,
     log: new KnexConsolidationLog(db, onCommit),
     policy: contentPolicyOf(config),
-    classifier: injectionClassifierOf(config),
+    classifier: stage4?.classifier,
+    classifierEscalation: stage4?.escalation,
     classifierThreshold: config.injectionClassifierConfidenceThreshold,
     rejections: new KnexRejectionLog(db, onCommit),
   };

@@ -5,7 +5,7 @@ import type { Peers, Platform } from '@engram/platform';
 import type { Metadata } from '@grpc/grpc-js';
 import { GrpcMemoryWriter } from './clients/memory-writer-client.ts';
 import { IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
-import { computePolicyVersion, contentPolicyOf, injectionClassifierOf } from '@engram/security-rules';
+import { computePolicyVersion, contentPolicyOf, stage4Of } from '@engram/security-rules';
 import type { MemoryWriter } from './domain/ports.ts';
 import type { PipelineSettings } from './domain/write-pipeline.ts';
 import { ingestHandlers } from './handlers/ingest-handlers.ts';
@@ -42,6 +42,7 @@ export function ingestServices(
   const writer: MemoryWriter = new GrpcMemoryWriter(peers.memoryStore, platform.secrets.internalToken);
   platform.addCloser(() => writer.close());
   const policyVersion = computePolicyVersion(config);
+  const stage4 = stage4Of(config);
   const settings: PipelineSettings = {
     limits: {
       contentMaxLength: config.contentMaxLength,
@@ -51,7 +52,8 @@ export function ingestServices(
     enableTrustLevels: config.enableTrustLevels,
     policyVersion,
     policy: contentPolicyOf(config),
-    classifier: injectionClassifierOf(config),
+    classifier: stage4?.classifier,
+    classifierEscalation: stage4?.escalation,
     classifierThreshold: config.injectionClassifierConfidenceThreshold,
     metrics: platform.metrics,
   };

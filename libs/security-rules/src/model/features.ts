@@ -2,8 +2,8 @@
  * The features of the learned injection signal, shared by the training script and the scorer so the
  * two can never drift apart. A text is cut into segments (lines and sentences); each segment becomes a
  * bag of hashed features: lower-cased word unigrams and bigrams (every number one word), the word
- * that opens each clause (a hail, an imperative verb), and character 4-grams. Words hash with FNV-1a,
- * n-grams with a polynomial hash, each mixed and reduced to `2^bits` buckets; each feature of a segment weighs 1/sqrt(n) where n
+ * that opens each clause (a hail, an imperative verb), and word classes (WORD_CLASSES). Words hash
+ * with FNV-1a, each feature mixed with its namespace and reduced to `2^bits` buckets; each feature of a segment weighs 1/sqrt(n) where n
  * is the segment's feature count (the L2 norm of a count vector with few repeats), so a long segment
  * does not score higher for being long.
  */
@@ -64,16 +64,17 @@ export function segmentsOf(text: string): Segment[] {
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
-/** Namespaces: the same string as a word, a bigram, a clause opener or a character n-gram is four features. */
+/** Namespaces: the same string as a word, a bigram, a clause opener or a class is another feature. */
 const SEED_WORD = 0x9e3779b1;
 const SEED_BIGRAM = 0x85ebca77;
 const SEED_CLAUSE = 0x7feb352d;
-const SEED_CHAR = 0xc2b2ae3d;
+const SEED_CLASS = 0x165667b1;
+const SEED_CLASS_CLAUSE = 0xd3a2646c;
+const SEED_CLASS_SEQ = 0xfd7046c5;
+const SEED_CLASS_PAIR = 0xb55a4f09;
 /** Every number is one word: amounts, ids and dates vary, their presence does not. */
 const NUMBER_HASH = 0x2545f491;
 const P = 0x01000193;
-const P2 = Math.imul(P, P);
-const P3 = Math.imul(P2, P);
 
 function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c > 127;
@@ -87,38 +88,170 @@ function mix(h: number, seed: number): number {
 }
 
 /**
- * The features of text[start, end): words, word bigrams, clause-opening words, and character
- * 4-grams (lower-cased, white space runs as one space). With `weights`, returns the sum of their
- * weights; with `out`, pushes their buckets (training). `count` receives the feature count. One
- * function for both, so training and scoring can never disagree; no closure per feature, as this
- * runs on every byte of every write.
+ * Word classes: the parts of a planted request that generalise beyond the words of the training
+ * texts. A request to the reader is an act (send, grant, unlock, delete, ...) on something that
+ * matters (access, money, a device, records, a setting), often softened or hurried, sometimes
+ * naming the reader, often with an outside destination; an author's own note talks about itself
+ * (I, we, my). Each class stands for its words: the model learns "an act word opens the clause,
+ * then a sensitive object" once, for every verb and object of the lists, in every language listed.
  */
-function features(
-  text: string,
-  start: number,
-  end: number,
-  bits: number,
-  weights: Float32Array | undefined,
-  out: number[] | undefined,
-): { sum: number; count: number } {
+const WORD_CLASSES: readonly (readonly string[])[] = [
+  // 1: acts of harm or exfiltration, imperative forms (English, German, French, Spanish, Italian).
+  [
+    ...'send forward transfer wire pay grant give add invite share upload post publish export copy leak email bcc cc'.split(
+      ' ',
+    ),
+    ...'unlock disarm disable deactivate open reset change update remove delete erase wipe purge cancel approve refund'.split(
+      ' ',
+    ),
+    ...'authorise authorize assign elevate whitelist allow enable expose reveal print dump attach move raise lower set'.split(
+      ' ',
+    ),
+    ...'revoke rotate release issue buy purchase switch turn sync mirror redirect direct reply include'.split(
+      ' ',
+    ),
+    ...'senden schicken überweisen löschen entsperren deaktivieren freigeben hinzufügen weiterleiten teilen'.split(
+      ' ',
+    ),
+    ...'envoyez envoie transférez virez supprimez ajoutez désactivez déverrouillez partagez'.split(' '),
+    ...'envíe envía envíen transfiera elimina borra añade agrega desactiva comparte reenvía'.split(' '),
+    ...'invia inviate trasferisci cancella aggiungi aggiungete disattiva sblocca condividi inoltra'.split(
+      ' ',
+    ),
+  ],
+  // 2: what such acts are done to.
+  [
+    ...'access admin administrator owner ownership permission permissions rights privileges root password passwords'.split(
+      ' ',
+    ),
+    ...'credentials key keys token tokens recovery account accounts payment payments payee invoice iban wallet funds'.split(
+      ' ',
+    ),
+    ...'card cards bank statements refund deposit balance money door doors lock locks gate garage alarm alarms camera'.split(
+      ' ',
+    ),
+    ...'cameras sensor sensors thermostat heating vehicle sprinkler backup backups database databases archive records'.split(
+      ' ',
+    ),
+    ...'files folder folders drive mailbox inbox emails contacts history messages documents settings setting firewall'.split(
+      ' ',
+    ),
+    ...'2fa mfa vpn dns domain repository repo server servers production secrets ssh certificate webhook logs data'.split(
+      ' ',
+    ),
+    ...'konto zugang passwort daten compte données accès cuenta contraseña datos acceso conto dati accesso'.split(
+      ' ',
+    ),
+  ],
+  // 3: the software reading the data.
+  'ai assistant assistants agent agents bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
+    ' ',
+  ),
+  // 4: softeners and haste.
+  'please kindly immediately urgently now asap today quietly silently promptly bitte favor favore'.split(' '),
+  // 5: the reader addressed.
+  'you your yours yourself'.split(' '),
+  // 6: the author speaking of itself.
+  'i my me we our us mine ours'.split(' '),
+  // 7: modals of obligation.
+  'must should shall need needs required instructed expected'.split(' '),
+  // 8: money.
+  'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
+];
+/** Class flags of a segment that come from characters: an e-mail address, a URL, a currency sign. */
+const CLASS_AT = 9;
+const CLASS_URL = 10;
+const CLASS_CURRENCY = 11;
+
+/** FNV-1a of a lower-case word as features() hashes it (apostrophes skipped). */
+function wordHashOf(word: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c !== 39 && c !== 0x2019) h = Math.imul(h ^ c, FNV_PRIME);
+  }
+  return h;
+}
+
+/** Open addressing over word hashes: class of a word in a few instructions, no string built. */
+const CLASS_TABLE_BITS = 11;
+const classKeys = new Int32Array(1 << CLASS_TABLE_BITS);
+const classValues = new Uint8Array(1 << CLASS_TABLE_BITS);
+WORD_CLASSES.forEach((words, k) => {
+  for (const w of words) {
+    const h = wordHashOf(w);
+    let slot = (Math.imul(h, 0x9e3779b1) >>> (32 - CLASS_TABLE_BITS)) & ((1 << CLASS_TABLE_BITS) - 1);
+    while (classValues[slot] !== 0 && classKeys[slot] !== h)
+      slot = (slot + 1) & ((1 << CLASS_TABLE_BITS) - 1);
+    classKeys[slot] = h;
+    classValues[slot] = k + 1;
+  }
+});
+
+function classOf(h: number): number {
+  let slot = Math.imul(h, 0x9e3779b1) >>> (32 - CLASS_TABLE_BITS);
+  for (;;) {
+    const v = classValues[slot]!;
+    if (v === 0) return 0;
+    if (classKeys[slot] === h) return v;
+    slot = (slot + 1) & ((1 << CLASS_TABLE_BITS) - 1);
+  }
+}
+
+/**
+ * A segment of fewer words has no features (the model's bias alone scores it): a request needs at
+ * least an act and an object, and a word or two ("email", "[REDACTED:email]") says nothing.
+ */
+const MIN_WORDS = 4;
+const REDACTED = '[REDACTED:';
+
+/** Feature buckets of the segment being read (reused: no allocation per segment). */
+/**
+ * A segment of segmentsOf (at most MAX_SEGMENT characters, so at most MAX_SEGMENT / 2 words of at
+ * most six features each, and 55 class pairs) never fills it; a longer span keeps its first ones.
+ */
+const CAPACITY = 4 * MAX_SEGMENT + 64;
+const buf = new Int32Array(CAPACITY);
+let used = 0;
+
+function push(b: number): void {
+  if (used < CAPACITY) buf[used++] = b;
+}
+
+/**
+ * The features of text[start, end) into `buf`: lower-cased words, word bigrams, clause-opening
+ * words, and word classes (each class present, a
+ * class opening a clause, a class after the previous class of the segment, and every pair of classes
+ * the segment holds, e-mail addresses, URLs and currency signs included). Character n-grams were
+ * dropped: on validation they lowered recall at the same false-positive rate (they memorise the
+ * wording of the training texts) and were three quarters of the cost. Returns the feature count. One function for
+ * training and scoring, so the two
+ * can never disagree; no closure and no string, as this runs on every byte of every write.
+ */
+function collect(text: string, start: number, end: number, bits: number): number {
   const shift = 32 - bits;
-  let sum = 0;
-  let count = 0;
-  const score = weights !== undefined;
-  let b = 0;
-  let c1 = -1;
-  let c2 = -1;
-  let c3 = -1;
-  let prevSpace = true;
+  used = 0;
+  let prevChar = -1;
   let wordHash = FNV_OFFSET;
   let wordLen = 0;
   let prevWord = 0;
   let havePrevWord = false;
   let digitsOnly = true;
+  let prevClass = 0;
+  let classes = 0;
+  let words = 0;
   // A word that opens a clause (segment start, or after : , ; ( " [ -): hails and imperatives.
   let clauseStart = true;
   for (let i = start; i <= end; i++) {
     let c = i < end ? text.charCodeAt(i) : 32;
+    // A redaction token stands for what the screen removed: a space, not the words of its type.
+    if (c === 91 && text.startsWith(REDACTED, i)) {
+      const close = text.indexOf(']', i);
+      if (close > 0 && close < end) {
+        i = close;
+        c = 32;
+      }
+    }
     if (c >= 65 && c <= 90) c += 32;
     if (isWordChar(c)) {
       wordHash = Math.imul(wordHash ^ c, FNV_PRIME);
@@ -126,25 +259,21 @@ function features(
       if (c < 48 || c > 57) digitsOnly = false;
     } else if (c !== 39 && c !== 0x2019) {
       if (wordLen > 0) {
+        const cls = digitsOnly ? 0 : classOf(wordHash);
         if (digitsOnly) wordHash = NUMBER_HASH;
-        b = mix(wordHash, SEED_WORD) >>> shift;
-        if (score) sum += weights[b]!;
-        else out!.push(b);
-        count++;
-        if (clauseStart) {
-          b = mix(wordHash, SEED_CLAUSE) >>> shift;
-          if (score) sum += weights[b]!;
-          else out!.push(b);
-          count++;
-        }
-        if (havePrevWord) {
-          b = mix(Math.imul(prevWord, P) + wordHash, SEED_BIGRAM) >>> shift;
-          if (score) sum += weights[b]!;
-          else out!.push(b);
-          count++;
+        push(mix(wordHash, SEED_WORD) >>> shift);
+        if (clauseStart) push(mix(wordHash, SEED_CLAUSE) >>> shift);
+        if (havePrevWord) push(mix(Math.imul(prevWord, P) + wordHash, SEED_BIGRAM) >>> shift);
+        if (cls !== 0) {
+          push(mix(cls, SEED_CLASS) >>> shift);
+          if (clauseStart) push(mix(cls, SEED_CLASS_CLAUSE) >>> shift);
+          if (prevClass !== 0) push(mix(prevClass * 16 + cls, SEED_CLASS_SEQ) >>> shift);
+          prevClass = cls;
+          classes |= 1 << cls;
         }
         prevWord = wordHash;
         havePrevWord = true;
+        words++;
         clauseStart = false;
         digitsOnly = true;
         wordHash = FNV_OFFSET;
@@ -153,31 +282,34 @@ function features(
       if (c === 58 || c === 44 || c === 59 || c === 40 || c === 34 || c === 91 || c === 45 || c === 0x2014) {
         clauseStart = true;
       }
+      if (
+        c === 64 &&
+        prevChar >= 0 &&
+        isWordChar(prevChar) &&
+        i + 1 < end &&
+        isWordChar(text.charCodeAt(i + 1) | 32)
+      ) {
+        classes |= 1 << CLASS_AT;
+      } else if (c === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
+        classes |= 1 << CLASS_URL;
+      } else if (c === 36 || c === 163 || c === 0x20ac) classes |= 1 << CLASS_CURRENCY;
     }
-    if (i === end) break;
-    if (c === 32 || c === 9 || c === 10 || c === 13) {
-      if (prevSpace) continue;
-      prevSpace = true;
-      c = 32;
-    } else prevSpace = false;
-    if (c1 >= 0) {
-      b = mix(Math.imul(c1, P3) + Math.imul(c2, P2) + Math.imul(c3, P) + c, SEED_CHAR) >>> shift;
-      if (score) sum += weights[b]!;
-      else out!.push(b);
-      count++;
-    }
-    c1 = c2;
-    c2 = c3;
-    c3 = c;
+    prevChar = c;
   }
-  return { sum, count };
+  if (words < MIN_WORDS) return 0;
+  for (let a = 1; a <= CLASS_CURRENCY; a++) {
+    if ((classes & (1 << a)) === 0) continue;
+    for (let z = a + 1; z <= CLASS_CURRENCY; z++) {
+      if ((classes & (1 << z)) !== 0) push(mix(a * 16 + z, SEED_CLASS_PAIR) >>> shift);
+    }
+  }
+  return used;
 }
 
 /** The buckets of a segment's features (with repeats), for training. */
 export function featuresOf(text: string, seg: Segment, bits: number): number[] {
-  const out: number[] = [];
-  features(text, seg.start, seg.end, bits, undefined, out);
-  return out;
+  const n = collect(text, seg.start, seg.end, bits);
+  return Array.from(buf.subarray(0, n));
 }
 
 /** The sum of a segment's feature weights and its feature count, for scoring. */
@@ -187,5 +319,8 @@ export function weighFeatures(
   bits: number,
   weights: Float32Array,
 ): { sum: number; count: number } {
-  return features(text, seg.start, seg.end, bits, weights, undefined);
+  const count = collect(text, seg.start, seg.end, bits);
+  let sum = 0;
+  for (let k = 0; k < count; k++) sum += weights[buf[k]!]!;
+  return { sum, count };
 }

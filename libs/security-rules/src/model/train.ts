@@ -26,7 +26,7 @@ export interface TrainOptions {
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = Object.freeze({
   bits: 16,
   epochs: 5,
-  l2: 1e-5,
+  l2: 1e-4,
   learningRate: 0.1,
   milRounds: 2,
   seed: 15,

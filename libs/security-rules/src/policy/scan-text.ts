@@ -12,7 +12,9 @@ export interface StageSwitches {
   readonly stage3: boolean;
 }
 
-let scanners: { both: RuleScanner; stage2: RuleScanner; stage3: RuleScanner; data: RuleScanner } | undefined;
+let scanners:
+  | { both: RuleScanner; stage2: RuleScanner; stage3: RuleScanner; data: RuleScanner; all: RuleScanner }
+  | undefined;
 
 /** Compiled once, on first use (never at import time). */
 function get() {
@@ -21,6 +23,7 @@ function get() {
     stage2: new RuleScanner(SENSITIVE_RULES),
     stage3: new RuleScanner(INJECTION_RULES),
     data: new RuleScanner(DATA_RULES),
+    all: new RuleScanner([...SENSITIVE_RULES, ...INJECTION_RULES, ...DATA_RULES]),
   };
   return scanners;
 }
@@ -60,23 +63,41 @@ export function modelThreshold(profile: ScreeningProfile): number {
 
 /**
  * Stages 2-3 as a write in `profile` gets them: the rules of its tiers (only strong injection rules
- * for an internal agent's instructions), then the learned signal over the text (folded when it
+ * for an internal agent's instructions; the data rules too for content screened as data), then the learned signal over the text (folded when it
  * hides characters): at or above the profile's threshold it is an injection finding of type
  * learned_model spanning its most injection-like sentence.
  */
 export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
-  let findings = scanText(text, stages);
+  const folded = stages.stage3 ? foldForScan(text) : text;
+  let findings =
+    profile === 'data' && stages.stage3 ? scanAsData(text, folded, stages.stage2) : scanText(text, stages);
   if (profile === 'instructions') findings = findings.filter((f) => f.category !== 'injection' || f.strong);
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
-  const folded = foldForScan(text);
-  if (profile === 'data' && !findings.some((f) => f.category === 'injection')) {
-    const found = get().data.scan(folded);
-    for (const f of found) findings.push(folded === text ? f : { ...f, start: 0, end: text.length });
-  }
   const best = scoreWithModel(folded);
   if (best.score >= modelThreshold(profile)) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
     findings.push({ category: 'injection', type: 'learned_model', ...span });
   }
   return { findings, modelScore: best.score };
+}
+
+const isInjection = (f: Finding) => f.category === 'injection';
+
+/**
+ * The rules of every tier and the data rules, the latter only where no other injection rule fired:
+ * for text without characters to fold (nearly all), one RE2 pass with every rule at once; otherwise
+ * scanText, then the data rules over the folded text (their findings cover the whole text).
+ */
+function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
+  const s = get();
+  if (folded === text) {
+    const found = s.all.scan(text).filter((f) => stage2 || f.category === 'injection');
+    const ruled = found.some((f) => isInjection(f) && !f.data);
+    return ruled ? found.filter((f) => !f.data) : found;
+  }
+  const findings = scanText(text, { stage2, stage3: true });
+  if (!findings.some(isInjection)) {
+    for (const f of s.data.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
+  }
+  return findings;
 }

@@ -28,10 +28,10 @@ export interface ScreenContext {
 
 /**
  * When stage 4 is asked, among the writes the specification allows it for. `conditions`: every such
- * write (the specification's reading, the default). `uncertain`: for content screened as data
- * (untrusted, or stored through MCP), only when no rule fired and the learned signal's score lies in
- * its uncertain band; other writes the conditions admit (global or shared scope, a stage-3 finding)
- * are asked as before.
+ * write (the specification's reading, the default). `uncertain`: only content screened as data
+ * (untrusted, or stored through MCP) on which no rule fired and whose learned score lies in its
+ * uncertain band: the writes where the screen's own verdict is least sure and an attack is most
+ * likely, at a call rate the operator can budget (docs/benchmarks.md).
  */
 export type ClassifierEscalation = 'conditions' | 'uncertain';
 
@@ -93,10 +93,7 @@ export function uncertainData(scan: WriteScan): boolean {
 
 function classifierRequired(opts: ScreenOptions, ctx: ScreenContext, scan: WriteScan): boolean {
   if (!classifierAllowed(ctx, scan.detections)) return false;
-  if ((opts.classifierEscalation ?? 'conditions') === 'conditions' || scan.profile !== 'data') return true;
-  // Data under `uncertain`: only what the rules and the learned signal are unsure about, unless the
-  // scope alone calls for the classifier.
-  return ctx.scope !== 'agent-private' || uncertainData(scan);
+  return (opts.classifierEscalation ?? 'conditions') === 'conditions' || uncertainData(scan);
 }
 
 function textForClassifier(write: ScannableWrite): string {

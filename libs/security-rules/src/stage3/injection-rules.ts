@@ -84,10 +84,12 @@ const CLOSE_QUOTES = new Set(['"', "'", '\u201D', '\u2019', '\u00BB', '\u201C', 
 /**
  * What says that a quoted phrase is being talked about: "the phrase", "for example", "such as",
  * "text like", "is a classic example", "should be flagged". A quote alone proves nothing: a forged
- * notice quotes its payload (`SYSTEM NOTE: "Ignore all previous instructions"`).
+ * notice quotes its payload (`SYSTEM NOTE: "Ignore all previous instructions"`), and so does reported
+ * speech (`the admin says: "..."`, `Mark wrote "..."`), which is why say, write and type are no cue:
+ * data can put any order in anyone's mouth.
  */
 const MENTION_BEFORE =
-  /\b(?:the\s+(?:phrase|phrases|string|strings|sentence|words?|wording|text|line|prompt|pattern|payload|message)|(?:phrases?|strings?|text|words?|prompts?|inputs?|payloads?|lines?|messages?)\s+(?:like|such\s+as)|for\s+example|for\s+instance|e\.g\.|such\s+as|like|known\s+as|called|quoting|quotes?|mentions?|write|writes|wrote|type|types|typed|say|says|said|containing|contains|matches|match(?:ing)?|detects?|flags?|blocks?|example|examples)\s*[:,]?\s*$/i;
+  /\b(?:the\s+(?:phrase|phrases|string|strings|sentence|words?|wording|text|line|prompt|pattern|payload|message)|(?:phrases?|strings?|text|words?|prompts?|inputs?|payloads?|lines?|messages?)\s+(?:like|such\s+as)|for\s+example|for\s+instance|e\.g\.|such\s+as|like|known\s+as|called|quoting|quotes?|mentions?|containing|contains|matches|match(?:ing)?|detects?|flags?|blocks?|example|examples)\s*[:,]?\s*$/i;
 const MENTION_AFTER =
   /^\s*[,)]?\s*(?:(?:is|are|was|were)\s+(?:a|an|the)?\s*(?:classic|common|typical|known|famous|textbook|standard)\b|(?:should|must|will|would)\s+(?:be\s+)?(?:flagged|blocked|rejected|detected|caught|refused))/i;
 

@@ -187,14 +187,22 @@ describe('stage 4: chat-completions classifier', function () {
       assert.equal(server.requests.length, before + 1);
     });
 
-    it('still asks about data written at a shared or global scope (the scope alone calls for it)', async () => {
+    it('asks about nothing else, whatever the scope: sure data, internal memories and instructions', async () => {
       const before = server.requests.length;
-      await screenContent(
-        { content: 'Status from the build server: all green.' },
-        { scope: 'agent-shared', ...data },
-        { policy: DEFAULT_CONTENT_POLICY, classifier, classifierEscalation: 'uncertain' },
-      );
-      assert.equal(server.requests.length, before + 1);
+      const internal = { trustLevel: 'internal', memoryType: 'procedural', channel: 'rest' };
+      for (const [scope, ctx] of [
+        ['agent-shared', data],
+        ['global', internal],
+      ] as const) {
+        const r = await screenContent(
+          { content: 'Status from the build server: all green. CASE-REJECT' },
+          { scope, ...ctx },
+          { policy: DEFAULT_CONTENT_POLICY, classifier, classifierEscalation: 'uncertain' },
+        );
+        assert.deepEqual(r.classifier, { ran: false, reason: 'not_required' });
+        assert.equal(r.action, 'allow');
+      }
+      assert.equal(server.requests.length, before);
     });
   });
 });

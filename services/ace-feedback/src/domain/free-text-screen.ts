@@ -1,6 +1,11 @@
 import type { Principal } from '@engram/auth';
 import { SecurityRejectedError } from '@engram/errors';
-import { screenContent, type ContentPolicy, type InjectionClassifier } from '@engram/security-rules';
+import {
+  screenContent,
+  type ClassifierEscalation,
+  type ContentPolicy,
+  type InjectionClassifier,
+} from '@engram/security-rules';
 import type { Actor } from './ports.ts';
 
 /** Records a refused text (SECURITY_REJECTED), in its own transaction: the refusal is the trail. */
@@ -14,6 +19,8 @@ export interface FreeTextDeps {
   /** Stage 4 when enabled: it runs on these texts under the same conditions as on a memory write. */
   readonly classifier?: InjectionClassifier | undefined;
   readonly classifierThreshold?: number | undefined;
+  /** INJECTION_CLASSIFIER_ESCALATION as resolved (stage4Of). */
+  readonly classifierEscalation?: ClassifierEscalation | undefined;
   readonly rejections: RejectionLog;
 }
 
@@ -60,6 +67,7 @@ export async function screenFreeText<T extends Record<string, unknown>>(
       policy: deps.policy,
       classifier: judged.length > 0 ? deps.classifier : undefined,
       classifierThreshold: deps.classifierThreshold,
+      classifierEscalation: deps.classifierEscalation,
       classifierText: judged.join('\n'),
     },
   );

@@ -5,6 +5,7 @@ import {
   assertValidWrite,
   isMemoryType,
   screenContent,
+  type ClassifierEscalation,
   type ContentPolicy,
   type InjectionClassifier,
   type WriteLimits,
@@ -21,9 +22,11 @@ export interface PipelineSettings {
   readonly enableTrustLevels: boolean;
   readonly policyVersion: string;
   readonly policy: ContentPolicy;
-  /** Stage 4, present only when ENABLE_LLM_INJECTION_CLASSIFIER is on. */
+  /** Stage 4, present unless INJECTION_CLASSIFIER_ESCALATION resolves to off (stage4Of). */
   readonly classifier?: InjectionClassifier | undefined;
   readonly classifierThreshold: number;
+  /** Which writes stage 4 is asked about (default conditions). */
+  readonly classifierEscalation?: ClassifierEscalation | undefined;
   /** Where verdicts and detections are counted (engram_screening_*); not counted when absent. */
   readonly metrics?: EngramMetrics | undefined;
 }
@@ -92,6 +95,7 @@ export async function screenWrite(
       policy: settings.policy,
       classifier: settings.classifier,
       classifierThreshold: settings.classifierThreshold,
+      classifierEscalation: settings.classifierEscalation,
       signal,
     },
   );

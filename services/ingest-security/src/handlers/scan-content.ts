@@ -41,6 +41,7 @@ export async function scanContentHandler(
       policy: settings.policy,
       classifier: settings.classifier,
       classifierThreshold: settings.classifierThreshold,
+      classifierEscalation: settings.classifierEscalation,
       signal: ctx.signal,
     },
   );
