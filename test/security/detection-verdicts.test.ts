@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
 import { detectionsOf, type ErrorBody, type WriteBody } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * What a user sees of stage 3 over REST (issue 15): requests planted in untrusted data are flagged,

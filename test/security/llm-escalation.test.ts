@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { scanWriteInContext, uncertainData } from '@engram/security-rules';
-import { startTestEngram, type ApiClient, type TestEngram } from '@engram/testing';
+import { type ApiClient } from '@engram/testing';
 import { ChatCompletionsServer, verdict } from '../../libs/security-rules/test/stage4/chat-server.ts';
 import { provenanceOf, type WriteBody } from './helpers.ts';
+import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
 /**
  * Stage 4 as an operator gets it by naming a classifier URL and nothing else
