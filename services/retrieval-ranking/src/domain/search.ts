@@ -19,6 +19,8 @@ export interface SearchQuery {
 export interface ScoredMemory extends StoredMemory {
   /** Cosine similarity. */
   readonly score: number;
+  /** The Okapi BM25 score, on rows found by the lexical channel. */
+  readonly lexicalScore?: number | undefined;
 }
 
 /** Votes and provenance depth of one memory, the inputs of trust-weighted ranking besides the row. */
