@@ -126,6 +126,30 @@ for (const engine of ENGINES) {
       assert.ok(shared.indexOf(ids.nebula!) < shared.indexOf(ids.quasar!), JSON.stringify(shared));
     });
 
+    it('ranks the context bundle and the handoff the same way, within the token budget', async () => {
+      const bundle = await t.admin.post<{ items: { id: string; tokens: number }[]; tokens_used: number }>(
+        '/context/load',
+        { query: 'kiwi', agent_id: 'alice', namespace: NS, token_budget: 40 },
+      );
+      assert.equal(bundle.status, 200, bundle.text);
+      assert.deepEqual(
+        bundle.body.items.slice(0, 2).map((m) => m.id),
+        [ids.thrice, ids.once],
+      );
+      assert.ok(bundle.body.tokens_used <= 40);
+      const handoff = await t.admin.post<{ memories: { id: string }[] }>('/memories/handoff', {
+        source_agent_id: 'alice',
+        target_agent_id: 'bob',
+        task_context: 'kiwi',
+        namespace: NS,
+      });
+      assert.equal(handoff.status, 200, handoff.text);
+      assert.deepEqual(
+        handoff.body.memories.slice(0, 2).map((m) => m.id),
+        [ids.thrice, ids.once],
+      );
+    });
+
     it('keeps the statistics equal to a recount after batch inserts, relabels, deprecations and deletes', async () => {
       assert.deepEqual((await statistics(knex)).kept, (await statistics(knex)).fresh);
       await knex('memories').whereIn('id', [ids.n1!, ids.n2!]).update({ is_deprecated: true });
