@@ -10,10 +10,17 @@ import { applyFilters } from './search-filters.ts';
 const MAX_TERMS = 24;
 
 /**
- * Top-k pruning: each query term contributes at most this many candidates (or 4 x limit, when
- * larger), the visible memories at the top of its list in impact order; only candidates are scored.
+ * Top-k pruning: each common query term contributes at most this many candidates (or 4 x limit,
+ * when larger), the visible memories at the top of its list in impact order; only candidates are
+ * scored.
  */
 export const PER_TERM_CANDIDATES = 200;
+
+/**
+ * A term held by at most this many of the reader's rows contributes all of them: the rare terms,
+ * which weigh most, are never cut, so a memory left out holds only common terms.
+ */
+export const FULL_LIST_DF = 2_000;
 
 /** The visibility parts whose statistics add up to what the reader may see (migration bm25-postings). */
 export function visibilityParts(reader: Reader): string[] {
@@ -33,8 +40,9 @@ export interface LexicalOptions {
  *    the namespace (the global part plus the reader's own part, or everything for a privileged
  *    reader), so a private memory of another agent never changes the reader's scores;
  *    idf = ln(1 + (N - df + 0.5) / (df + 0.5));
- * 2. candidates: for each term, the first visible, live rows of its posting list in impact order
- *    (top-k pruning: a term held by half a million rows still reads a few hundred);
+ * 2. candidates: for each term, the first visible, live rows of its posting list in impact order,
+ *    all of them for a rare term (top-k pruning: a term held by half a million rows still reads a
+ *    few hundred);
  * 3. each candidate scored over all query terms, sum of idf * tf (k1 + 1) / (tf + k1 (1 - b + b dl /
  *    avgdl)), ordered by that score.
  */
@@ -59,7 +67,7 @@ export async function lexicalSearch(
     .select('p.memory_id');
   whereVisible(head, q.reader);
   applyFilters(head, q);
-  if (Number.isFinite(perTerm)) void head.orderBy('p.impact', 'desc').limit(perTerm);
+  void head.orderBy('p.impact', 'desc');
   const stats = (table: string) =>
     knex(table).where({ project_id: q.reader.projectId, namespace: q.namespace }).whereIn('part', parts);
   const vec = vectorLiteral(q.vector);
@@ -75,12 +83,20 @@ export async function lexicalSearch(
     .with(
       'w',
       knex.raw(
-        `select q.term, ln(1 + (docs.n - f.df + 0.5) / (f.df + 0.5)) as idf
+        `select q.term, f.df, ln(1 + (docs.n - f.df + 0.5) / (f.df + 0.5)) as idf
            from q cross join docs cross join lateral (?) f where f.df > 0`,
         [stats('lexical_df').whereRaw('term = q.term').sum('df as df')],
       ),
     )
-    .with('cand', knex.raw('select distinct c.memory_id from w cross join lateral (?) c', [head]))
+    .with(
+      'cand',
+      Number.isFinite(perTerm)
+        ? knex.raw(
+            'select distinct c.memory_id from w cross join lateral (? limit case when w.df <= ? then w.df else ? end) c',
+            [head, FULL_LIST_DF, perTerm],
+          )
+        : knex.raw('select distinct c.memory_id from w cross join lateral (?) c', [head]),
+    )
     .with(
       's',
       knex.raw(
