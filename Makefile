@@ -83,6 +83,12 @@ scripts/bench/peers/node_modules/.installed: scripts/bench/peers/package.json sc
 bench-peers: build services scripts/bench/peers/node_modules/.installed ## Engram and mem0 OSS in the same run (same PostgreSQL, corpus, embedding stand-in, clients); updates docs/benchmarks.md
 	$(TSX) scripts/bench/peers.ts
 
+bench-conversation: install ## Recall@5/@10 of query, lexical, hybrid and plain BM25 on the conversational benchmark (BENCH_PARTS, BENCH_EMBEDDER)
+	$(TSX) scripts/bench/conversation.ts
+
+bench-lexical-scale: install services ## Lexical channel and hybrid cost at large sizes on PostgreSQL, pruned vs exhaustive top 10 (BENCH_SIZES, BENCH_HYBRID)
+	$(TSX) scripts/bench/lexical-scale.ts
+
 bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md
 	$(TSX) scripts/bench/hnsw.ts
 
@@ -107,4 +113,4 @@ reliability: build ## Long fault tests (PostgreSQL, NATS, Redis, replicas, full 
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean

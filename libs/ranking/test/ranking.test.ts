@@ -6,6 +6,7 @@ import {
   effectiveness01,
   estimateTokens,
   halfLifeDays,
+  maxFusedScore,
   reciprocalRankFusion,
   relevanceScore,
   temporalDecay,
@@ -29,6 +30,23 @@ describe('ranking', () => {
       reciprocalRankFusion([['x'], ['y']]).map((f) => f.id),
       ['x', 'y'],
     );
+  });
+
+  it('weights the lists, and gives equal scores in one list one rank', () => {
+    const lex = [
+      { id: 'twin-a', score: 2 },
+      { id: 'twin-b', score: 2 },
+      { id: 'other', score: 1 },
+    ];
+    const fused = reciprocalRankFusion([['twin-b', 'other', 'twin-a'], lex], 3, [0.1, 0.9]);
+    // Tied in the lexical list, the twins are ordered by the vector list alone.
+    assert.deepEqual(
+      fused.map((f) => f.id),
+      ['twin-b', 'twin-a', 'other'],
+    );
+    assert.equal(fused[1]!.score, 0.1 / 6 + 0.9 / 4);
+    assert.equal(fused[2]!.score, 0.1 / 5 + 0.9 / 6);
+    assert.equal(maxFusedScore([0.1, 0.9], 3), 1 / 4);
   });
 
   it('halves the decay after one half-life, by type', () => {

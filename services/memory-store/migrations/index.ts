@@ -7,6 +7,7 @@ import { vectorDistanceCost } from './20261122000100-vector-distance-cost.ts';
 import { embeddingInline } from './20261122000200-embedding-inline.ts';
 import { keyAgents } from './20261124000000-key-agents.ts';
 import { hnswSettings } from './20261126000000-hnsw-settings.ts';
+import { bm25Postings } from './20261126000100-bm25-postings.ts';
 
 /** The tables memory-store owns. */
 export const memoryStoreMigrations: MigrationSet = {
@@ -20,5 +21,6 @@ export const memoryStoreMigrations: MigrationSet = {
     embeddingInline,
     keyAgents,
     hnswSettings,
+    bm25Postings,
   ],
 };

@@ -7,9 +7,16 @@ import { candidatePool, type RankedMemory, type SearchDeps } from './vector-sear
 const MAX_ATTEMPTS = 3;
 
 /**
- * Hybrid search: the `pool` nearest candidates by cosine and the `pool` best full-text candidates
- * (BM25-style, IDF over the visible matching set), both inside the reader's visibility in SQL,
- * verified on read, then fused by reciprocal rank fusion (k = 60) over the verified rows, so a
+ * Weighted reciprocal rank fusion of hybrid queries: the constant k and the weights of the vector
+ * and lexical lists, chosen on the tuning part of the conversational benchmark (docs/decisions.md).
+ */
+export const HYBRID_FUSION = Object.freeze({ k: 3, weights: Object.freeze<number[]>([0.1, 0.9]) });
+
+/**
+ * Hybrid search: the `pool` nearest candidates by cosine and the `pool` best lexical candidates
+ * (Okapi BM25, statistics over the rows the reader may see), both inside the reader's visibility in
+ * SQL, verified on read, then fused by weighted reciprocal rank fusion (HYBRID_FUSION) over the
+ * verified rows, so a
  * dropped row never holds a rank. With trust-weighted ranking the similarity term is the fused
  * score normalised to [0, 1]. score stays cosine. When drops leave fewer than top_k rows while a
  * channel still had more, the pool doubles (at most three attempts).
@@ -34,14 +41,20 @@ export async function hybridSearch(
     const kept = (await deps.reader.screen([...fresh.values()], ctx)) as RankedMemory[];
     for (const id of fresh.keys()) screened.add(id);
     for (const m of kept) byId.set(m.id, m);
-    const ids = (list: readonly ScoredMemory[]) => list.map((m) => m.id).filter((id) => byId.has(id));
-    const fused = reciprocalRankFusion([ids(vec), ids(lex)]);
+    // Verified rows with the score each channel ranked them by (equal scores share a rank).
+    const ranked = (list: readonly ScoredMemory[], score: (m: ScoredMemory) => number) =>
+      list.filter((m) => byId.has(m.id)).map((m) => ({ id: m.id, score: score(m) }));
+    const fused = reciprocalRankFusion(
+      [ranked(vec, (m) => m.score), ranked(lex, (m) => m.lexicalScore ?? 0)],
+      HYBRID_FUSION.k,
+      HYBRID_FUSION.weights,
+    );
     const exhausted = vec.length < pool && lex.length < pool;
     if (fused.length >= topK || exhausted || attempt >= MAX_ATTEMPTS) {
       const fusedScore = new Map(fused.map((f) => [f.id, f.score]));
       const ordered = fused.map((f) => byId.get(f.id)!);
       if (!deps.ranking?.enabled) return ordered.slice(0, topK);
-      const best = maxFusedScore(2);
+      const best = maxFusedScore(HYBRID_FUSION.weights, HYBRID_FUSION.k);
       const now = deps.now?.() ?? new Date();
       const ranked = await rankByTrust(
         deps.search,

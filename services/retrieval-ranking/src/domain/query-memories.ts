@@ -124,8 +124,8 @@ export async function queryMemories(
 }
 
 /**
- * Hybrid query: the vector channel and the full-text channel (exact tokens, IDF-weighted), fused
- * by reciprocal rank fusion; min_score filters the vector channel only (a lexical hit has no
+ * Hybrid query: the vector channel and the lexical channel (Okapi BM25), fused by weighted
+ * reciprocal rank fusion; min_score filters the vector channel only (a lexical hit has no
  * meaningful cosine floor).
  */
 export async function hybridQueryMemories(

@@ -19,6 +19,8 @@ export interface SearchQuery {
 export interface ScoredMemory extends StoredMemory {
   /** Cosine similarity. */
   readonly score: number;
+  /** The Okapi BM25 score, on rows found by the lexical channel. */
+  readonly lexicalScore?: number | undefined;
 }
 
 /** Votes and provenance depth of one memory, the inputs of trust-weighted ranking besides the row. */
@@ -33,9 +35,9 @@ export interface SearchRepository {
   /** Candidates in order of similarity, `limit` of them after skipping `offset`. */
   search(q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]>;
   /**
-   * Full-text candidates of `q.text` (Postgres 'simple' configuration, so error codes, paths and
-   * ids match exactly), best first by BM25-style weight (IDF over the visible matching set), at
-   * most `limit`; each carries its cosine similarity as score.
+   * Lexical candidates of `q.text`, best first by Okapi BM25 (statistics over the rows the reader
+   * may see; error codes, paths and ids stay whole tokens), at most `limit`; each carries its cosine
+   * similarity as score and its BM25 score as lexicalScore.
    */
   lexicalSearch(q: SearchQuery, limit: number): Promise<ScoredMemory[]>;
   /** Votes and provenance depth of the given memories of one project. */

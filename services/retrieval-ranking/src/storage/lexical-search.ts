@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { whereVisible } from '@engram/auth';
+import { whereVisible, type Reader } from '@engram/auth';
 import { vectorLiteral } from '@engram/embeddings';
 import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
-import { BM25_B, BM25_K1, bm25Idf } from '@engram/ranking';
+import { BM25_B, BM25_K1 } from '@engram/ranking';
 import type { ScoredMemory, SearchQuery } from '../domain/search.ts';
 import { applyFilters } from './search-filters.ts';
 
@@ -10,95 +10,118 @@ import { applyFilters } from './search-filters.ts';
 const MAX_TERMS = 24;
 
 /**
- * Document frequencies come from at most this many visible matching rows (a sample on a large store:
- * the share of rows holding a term is what IDF needs).
+ * Top-k pruning: each common query term contributes at most this many candidates (or 4 x limit,
+ * when larger), the visible memories at the top of its list in impact order; only candidates are
+ * scored.
  */
-const STATS_SAMPLE = 5_000;
-
-/** A term held by more than this share of the matching rows is common: it scores, it does not select. */
-const COMMON_SHARE = 0.25;
-
-/** `plainto_tsquery('simple', ?)` for one term: never a syntax error, whatever the term holds. */
-const TERM = `plainto_tsquery('simple', ?)`;
+export const PER_TERM_CANDIDATES = 200;
 
 /**
- * The full-text channel of hybrid queries. Terms are the lexemes of to_tsvector('simple', query)
- * (no stemming, no stop words: E4711, src/db/pool.ts and ERR_CONN_RESET stay whole tokens). Two
- * statements over the rows the reader may see that match any term (GIN index on content_tsv):
- * 1. document frequency of each term and the average length among those rows (at most
- *    STATS_SAMPLE of them);
- * 2. rows holding a selective term (or any term when none is selective), ordered by BM25 with
- *    tf = 1: sum over matched terms of idf(term) times the length factor, where
- *    idf = ln(1 + (n - df + 0.5) / (df + 0.5)) over that visible matching set (n rows).
- * So a rare error code outweighs common words, and statistics never count invisible rows.
+ * A term held by at most this many of the reader's rows contributes all of them: the rare terms,
+ * which weigh most, are never cut, so a memory left out holds only common terms.
  */
-export async function lexicalSearch(knex: Knex, q: SearchQuery, limit: number): Promise<ScoredMemory[]> {
+export const FULL_LIST_DF = 2_000;
+
+/** The visibility parts whose statistics add up to what the reader may see (migration bm25-postings). */
+export function visibilityParts(reader: Reader): string[] {
+  return reader.seesAll ? ['global', '*'] : ['global', `agent:${reader.agentId}`];
+}
+
+export interface LexicalOptions {
+  /** Candidates per query term; Infinity scores every visible memory holding a term (exhaustive). */
+  readonly perTerm?: number;
+}
+
+/**
+ * The lexical channel of hybrid queries: Okapi BM25 over the index the database keeps at write time
+ * (memory-store migration bm25-postings). The query goes through the same analyzer as the memories
+ * (engram_terms: stemming, stop and question words, numbers and codes whole). One statement:
+ * 1. N, the average length and each term's document frequency over the rows the reader may see in
+ *    the namespace (the global part plus the reader's own part, or everything for a privileged
+ *    reader), so a private memory of another agent never changes the reader's scores;
+ *    idf = ln(1 + (N - df + 0.5) / (df + 0.5));
+ * 2. candidates: for each term, the first visible, live rows of its posting list in impact order,
+ *    all of them for a rare term (top-k pruning: a term held by half a million rows still reads a
+ *    few hundred);
+ * 3. each candidate scored over all query terms, sum of idf * tf (k1 + 1) / (tf + k1 (1 - b + b dl /
+ *    avgdl)), ordered by that score.
+ */
+export async function lexicalSearch(
+  knex: Knex,
+  q: SearchQuery,
+  limit: number,
+  opts: LexicalOptions = {},
+): Promise<ScoredMemory[]> {
   const text = q.text;
   if (text === undefined || text.trim() === '') return [];
-  const visible = () => {
-    const qb = knex('memories')
-      .where('memories.namespace', q.namespace)
-      .where('memories.is_deprecated', false)
-      .whereNotNull('memories.embedding');
-    whereVisible(qb, q.reader);
-    applyFilters(qb, q);
-    return qb;
-  };
-  // Statement 1: the query's terms with their document frequency among the visible matching rows.
-  type StatsRow = { term: string; df: string | number; n: string | number; avgdl: number | null };
-  const stats: StatsRow[] = await knex
-    .withMaterialized(
-      'm',
-      visible()
-        // Any term: plainto_tsquery ANDs the lexemes with ' & ' (a lexeme never holds a space), so
-        // swapping the operator gives their OR.
-        .whereRaw(
-          `memories.content_tsv @@ replace(plainto_tsquery('simple', ?)::text, ' & ', ' | ')::tsquery`,
-          [text],
-        )
-        .select('memories.content_tsv')
-        .limit(STATS_SAMPLE),
+  const parts = visibilityParts(q.reader);
+  const perTerm = opts.perTerm ?? Math.max(PER_TERM_CANDIDATES, 4 * limit);
+  const head = knex('memory_postings as p')
+    .join('memories', 'memories.id', 'p.memory_id')
+    .where('p.project_id', q.reader.projectId)
+    .where('p.namespace', q.namespace)
+    .whereRaw('p.term = w.term')
+    .where('memories.namespace', q.namespace)
+    .where('memories.is_deprecated', false)
+    .whereNotNull('memories.embedding')
+    .select('p.memory_id');
+  whereVisible(head, q.reader);
+  applyFilters(head, q);
+  void head.orderBy('p.impact', 'desc');
+  const stats = (table: string) =>
+    knex(table).where({ project_id: q.reader.projectId, namespace: q.namespace }).whereIn('part', parts);
+  const vec = vectorLiteral(q.vector);
+  const rows = (await knex
+    .with('q', knex.raw('select distinct term from engram_terms(?) limit ?', [text, MAX_TERMS]))
+    .with(
+      'docs',
+      stats('lexical_docs').select(
+        knex.raw('coalesce(sum(n), 0)::float8 as n'),
+        knex.raw('coalesce(sum(total_len), 0)::float8 / greatest(sum(n), 1) as avgdl'),
+      ),
     )
     .with(
-      'terms',
-      knex.raw(`select lexeme as term from unnest(to_tsvector('simple', ?)) limit ?`, [text, MAX_TERMS]),
+      'w',
+      knex.raw(
+        `select q.term, f.df, ln(1 + (docs.n - f.df + 0.5) / (f.df + 0.5)) as idf
+           from q cross join docs cross join lateral (?) f where f.df > 0`,
+        [stats('lexical_df').whereRaw('term = q.term').sum('df as df')],
+      ),
     )
-    .select(
-      'terms.term',
-      knex.raw(`(select count(*) from m where m.content_tsv @@ plainto_tsquery('simple', terms.term)) as df`),
-      knex.raw('(select count(*) from m) as n'),
-      knex.raw('(select avg(length(m.content_tsv))::float8 from m) as avgdl'),
+    .with(
+      'cand',
+      Number.isFinite(perTerm)
+        ? knex.raw(
+            'select distinct c.memory_id from w cross join lateral (? limit case when w.df <= ? then w.df else ? end) c',
+            [head, FULL_LIST_DF, perTerm],
+          )
+        : knex.raw('select distinct c.memory_id from w cross join lateral (?) c', [head]),
     )
-    .from('terms');
-  const n = Number(stats[0]?.n ?? 0);
-  if (n === 0) return [];
-  const avgdl = Number(stats[0]?.avgdl ?? 1) || 1;
-  const terms = stats.map((r) => r.term);
-  const df = stats.map((r) => Number(r.df));
-  const idf = df.map((d) => bm25Idf(n, d));
-  // Candidates: rows holding a selective term when the query has one. A row holding only common
-  // terms scores near zero anyway (the vector channel still sees it), and skipping those rows keeps
-  // the scan small on a large store.
-  const selective = terms.filter((_, i) => df[i]! > 0 && df[i]! / n <= COMMON_SHARE);
-  const candidates = selective.length > 0 ? selective : terms.filter((_, i) => df[i]! > 0);
-  if (candidates.length === 0) return [];
-
-  // Statement 2: the rows ordered by BM25 with those weights.
-  const weighted = terms.map(() => `?::float8 * (memories.content_tsv @@ ${TERM})::int`).join(' + ');
-  const weightBindings = terms.flatMap((t, i) => [idf[i] ?? 0, t]);
-  const lexicalScore = `((${weighted}) * ${BM25_K1 + 1} / (1 + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * length(memories.content_tsv) / ?::float8)))`;
-  const vec = vectorLiteral(q.vector);
-  const rows = (await visible()
-    .whereRaw(`memories.content_tsv @@ (${candidates.map(() => TERM).join(' || ')})`, candidates)
+    .with(
+      's',
+      knex.raw(
+        `select p.memory_id, sum(w.idf * p.tf * ${BM25_K1 + 1} /
+                  (p.tf + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * p.dl / greatest(docs.avgdl, 1)))) as lexical_score
+           from cand join memory_postings p on p.memory_id = cand.memory_id
+           join w on w.term = p.term cross join docs
+          group by p.memory_id`,
+      ),
+    )
     .select([
       ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
-      knex.raw('1 - (embedding <=> ?::vector) as score', [vec]),
-      knex.raw(`${lexicalScore} as lexical_score`, [...weightBindings, avgdl]),
+      knex.raw('1 - (memories.embedding <=> ?::vector) as score', [vec]),
+      's.lexical_score',
     ])
+    .from('s')
+    .join('memories', 'memories.id', 's.memory_id')
     .orderBy([
-      { column: 'lexical_score', order: 'desc' },
+      { column: 's.lexical_score', order: 'desc' },
       { column: 'memories.id', order: 'asc' },
     ])
-    .limit(limit)) as (MemoryRow & { score: number | string })[];
-  return rows.map((r) => ({ ...memoryFromRow(r), score: Number(r.score) }));
+    .limit(limit)) as (MemoryRow & { score: number | string; lexical_score: number | string })[];
+  return rows.map((r) => ({
+    ...memoryFromRow(r),
+    score: Number(r.score),
+    lexicalScore: Number(r.lexical_score),
+  }));
 }
