@@ -53,6 +53,35 @@ export default tseslint.config(
     },
   },
   {
+    // Domain code holds the rules in the service's own types: protobuf, gRPC and SQL stay in
+    // handlers, clients and storage (docs/architecture.md, Folders and what they may import). The
+    // files listed under `ignores` still take their request or result types from the protos; they
+    // are the remaining work of moving the write path's domains onto one memory model.
+    files: ['services/*/src/domain/**/*.ts'],
+    ignores: [
+      'services/ace-feedback/src/domain/delta.ts',
+      'services/ace-feedback/src/domain/ports.ts',
+      'services/ace-feedback/src/domain/reflection.ts',
+      'services/ace-feedback/src/domain/runs.ts',
+      'services/ingest-security/src/domain/import-row.ts',
+      'services/ingest-security/src/domain/ports.ts',
+      'services/ingest-security/src/domain/write-pipeline.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@engram/proto|@grpc/grpc-js|knex|@engram/grpc-kit|@engram/db)(/|$)',
+              message: 'domain code may not import protobuf, gRPC or the database (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // @engram/client ships with no dependencies and runs wherever fetch does (Node 20, browsers,
     // Deno, Bun, edge workers): relative imports only, no Node built-ins or globals.
     files: ['libs/client/src/**/*.ts'],

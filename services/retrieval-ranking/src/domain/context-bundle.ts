@@ -1,6 +1,6 @@
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
-import type { LoadContextRequest } from '@engram/proto/engram/retrieval/v1/retrieval';
+import type { ContextInput } from './requests.ts';
 import { estimateTokens } from '@engram/ranking';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { hybridSearch } from './hybrid-search.ts';
@@ -22,7 +22,7 @@ export interface ContextBundle {
   readonly allVerified: boolean;
 }
 
-function validate(req: LoadContextRequest): FieldViolation[] {
+function validate(req: ContextInput): FieldViolation[] {
   const v = validateQueryText('query', req.query);
   if (req.agent_id !== '') v.push(...validateId('agent_id', req.agent_id, ID_MAX_LENGTH));
   if (!(req.token_budget >= 1 && req.token_budget <= TOKEN_BUDGET_MAX)) {
@@ -46,7 +46,7 @@ function validate(req: LoadContextRequest): FieldViolation[] {
 export async function loadContext(
   deps: QueryDeps,
   principal: Principal,
-  req: LoadContextRequest,
+  req: ContextInput,
 ): Promise<ContextBundle> {
   const violations = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);

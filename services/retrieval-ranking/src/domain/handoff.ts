@@ -1,6 +1,6 @@
 import { handoffAgents, type Principal } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
-import type { HandoffRequest } from '@engram/proto/engram/retrieval/v1/retrieval';
+import type { HandoffInput } from './requests.ts';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { hybridSearch } from './hybrid-search.ts';
 import {
@@ -13,7 +13,7 @@ import {
 import { embedQuery } from './query-vector.ts';
 import type { RankedMemory } from './vector-search.ts';
 
-function validate(req: HandoffRequest): FieldViolation[] {
+function validate(req: HandoffInput): FieldViolation[] {
   const v: FieldViolation[] = [];
   for (const field of ['source_agent_id', 'target_agent_id'] as const) {
     if (req[field] === '') v.push({ field, description: 'is required', reason: 'REQUIRED' });
@@ -42,7 +42,7 @@ function validate(req: HandoffRequest): FieldViolation[] {
 export async function handoffMemories(
   deps: QueryDeps,
   principal: Principal,
-  req: HandoffRequest,
+  req: HandoffInput,
 ): Promise<RankedMemory[]> {
   const violations = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);

@@ -2,7 +2,7 @@ import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import type { Embedder } from '@engram/embeddings';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { ReadContext, VerifiedReader } from '@engram/memories';
-import type { QueryRequest } from '@engram/proto/engram/retrieval/v1/retrieval';
+import type { QueryInput } from './requests.ts';
 import {
   ENTITY_ID_MAX_LENGTH,
   ID_MAX_LENGTH,
@@ -46,7 +46,7 @@ export function validateQueryText(field: string, text: string): FieldViolation[]
   return [];
 }
 
-function validate(req: QueryRequest): FieldViolation[] {
+function validate(req: QueryInput): FieldViolation[] {
   const v: FieldViolation[] = validateQueryText('query', req.query);
   if (req.top_k !== undefined && (req.top_k < 1 || req.top_k > TOP_K_MAX)) {
     v.push({ field: 'top_k', description: `must be between 1 and ${TOP_K_MAX}`, reason: 'INVALID_VALUE' });
@@ -84,7 +84,7 @@ interface Prepared {
 async function prepare(
   deps: QueryDeps,
   principal: Principal,
-  req: QueryRequest,
+  req: QueryInput,
   route: string,
 ): Promise<Prepared | undefined> {
   const violations = validate(req);
@@ -116,7 +116,7 @@ async function prepare(
 export async function queryMemories(
   deps: QueryDeps,
   principal: Principal,
-  req: QueryRequest,
+  req: QueryInput,
   route: string,
 ): Promise<RankedMemory[]> {
   const p = await prepare(deps, principal, req, route);
@@ -131,7 +131,7 @@ export async function queryMemories(
 export async function hybridQueryMemories(
   deps: QueryDeps,
   principal: Principal,
-  req: QueryRequest,
+  req: QueryInput,
 ): Promise<RankedMemory[]> {
   const p = await prepare(deps, principal, req, 'hybrid_query');
   return p ? hybridSearch(deps, p.q, p.topK, p.ctx) : [];
