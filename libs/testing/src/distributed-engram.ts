@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './child-process.ts';
-import { compiledEntry } from './compiled-entry.ts';
+import { compiledEntry, NODE_ENV } from './compiled-entry.ts';
 import { freePort, portOpen } from './free-port.ts';
 import { ApiClient } from './http-client.ts';
 import { TestNatsServer } from './nats-server.ts';
@@ -63,6 +63,7 @@ export async function startDistributed(opts: {
   const common: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...NODE_ENV,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl ?? ownNats?.url,
     NATS_STREAM: opts.natsStream,

@@ -12,7 +12,7 @@ export { ManagedProcess } from './child-process.ts';
 export { SERVICES, startDistributed } from './distributed-engram.ts';
 export type { DistributedEngram } from './distributed-engram.ts';
 export { freePort } from './free-port.ts';
-export { compiledEntry, REPO_ROOT } from './compiled-entry.ts';
+export { compiledEntry, NODE_ENV, NODE_FLAGS, REPO_ROOT } from './compiled-entry.ts';
 export { TestNatsServer } from './nats-server.ts';
 export { OpenApiResponses } from './openapi-validator.ts';
 export type { OpenApiDocument } from './openapi-validator.ts';
