@@ -289,8 +289,8 @@ describe('gateway (real gRPC fixture server, real HTTP)', () => {
       );
       assert.deepEqual(new Set(answers), new Set([503]));
       const lines = gw.logs.slice(before).filter((l) => /"level":"(warn|error)"/.test(l));
-      // The earlier test's 503 opened the outage already: these 20 add no line at all.
-      assert.deepEqual(lines, [], lines.join(''));
+      // One line opens the outage (or none, when an earlier request opened it already).
+      assert.ok(lines.length <= 1, lines.join(''));
       assert.equal(
         gw.logs.filter((l) => l.includes('upstream unavailable') && l.includes('engram.ace.v1.AceService'))
           .length,
