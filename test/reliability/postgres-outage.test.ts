@@ -4,12 +4,11 @@ import { request } from './keep-alive-client.ts';
 import type { DistributedEngram, PrivatePostgres } from '@engram/testing';
 import {
   collectLines,
-  faultSuiteForTest,
   LONG,
   percentile,
-  releaseFaultSuite,
   runLoad,
   sleep,
+  startFaultSuite,
   tally,
   timed,
   uniqueContent,
@@ -54,7 +53,7 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
   let idle: { socket: Socket; since: number; first: string } | undefined;
 
   before(async () => {
-    suite = await faultSuiteForTest();
+    suite = await startFaultSuite();
     ({ pg, engram } = suite);
     for (const p of engram.processes.values()) errors.set(p.name, collectLines(p, /"level":"(error|fatal)"/));
     const url = new URL(engram.baseUrl);
@@ -65,7 +64,7 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
 
   after(async () => {
     idle?.socket.destroy();
-    await releaseFaultSuite(suite);
+    await suite?.stop();
   });
 
   afterEach(function () {
