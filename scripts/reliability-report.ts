@@ -58,6 +58,12 @@ if (pgRows.length > 0) {
       `| ${f.test} | ${String(f.requests)} | ${String(f.acknowledged_and_stored)} | ${json(f.outcomes)} | ` +
         `${String(f.recovery_seconds)} | ${String(f.p50_ms)} / ${String(f.p99_ms)} | ${typeof f.max_ms_of_503 === 'number' ? f.max_ms_of_503 : '-'} |`,
     );
+  const logged = byTest.get('postgres-outage-10s')?.log_lines;
+  if (logged)
+    out.push(
+      '',
+      `Log lines written during the 10 s stop, per process (no stack trace, no memory content): ${json(logged)}.`,
+    );
   out.push('');
 }
 
@@ -130,27 +136,28 @@ for (const f of find('soak-')) {
   out.push('| Window from (s) | Requests | p50 ms | p99 ms |', '| --- | --- | --- | --- |');
   for (const w of windows) out.push(`| ${w.from_s} | ${w.n} | ${w.p50_ms} | ${w.p99_ms} |`);
   out.push('');
-  const processes = f.processes as Record<
-    string,
-    { rss_floor_first: number; rss_floor_last: number; rss_max: number; fds_start: number; fds_max: number }
-  >;
+  // Per process: rss_floor_first, rss_max_first, rss_max_before_last, rss_floor_last, rss_max_last,
+  // live_first, live_last, fds_start, fds_max (soak.test.ts).
+  const processes = f.processes as Record<string, Record<string, number>>;
   out.push(
-    'Resident memory is a sawtooth (V8 collects the old space every few minutes), so the table gives its ' +
-      'floor, the lowest sample, in the first and in the last third of the measured period: a leak ' +
-      'raises the floor.',
+    'Resident memory is a sawtooth (V8 lets the old space grow to a multiple of the live heap between ' +
+      'full collections), so the table gives its floor and peak in the first and in the last third of ' +
+      'the measured period, and the live heap (engram_heap_after_gc_bytes, median per third), which a ' +
+      'leak raises and heap sizing does not.',
     '',
-    '| Process | RSS floor MiB, first third | RSS floor MiB, last third | RSS max MiB | FDs after warm-up | FDs max |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| Process | RSS floor / peak MiB, first third | RSS peak MiB before the last third | RSS floor / peak MiB, last third | Live heap MiB, first / last third | FDs after warm-up | FDs max |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const [name, g] of Object.entries(processes))
     out.push(
-      `| ${name} | ${g.rss_floor_first} | ${g.rss_floor_last} | ${g.rss_max} | ${g.fds_start} | ${g.fds_max} |`,
+      `| ${name} | ${g.rss_floor_first} / ${g.rss_max_first} | ${g.rss_max_before_last} | ${g.rss_floor_last} / ${g.rss_max_last} | ` +
+        `${g.live_first} / ${g.live_last} | ${g.fds_start} | ${g.fds_max} |`,
     );
   out.push('');
   const series = f.series as Record<string, unknown>[];
   const names = Object.keys(processes);
   out.push(
-    'RSS MiB / open FDs per process over time:',
+    'RSS MiB / live heap MiB / open FDs per process over time:',
     '',
     `| t (s) | ${names.join(' | ')} |`,
     `| --- | ${names.map(() => '---').join(' | ')} |`,
@@ -158,7 +165,15 @@ for (const f of find('soak-')) {
   const every = Math.max(1, Math.round(series.length / 20));
   for (let i = 0; i < series.length; i += every) {
     const s = series[i]!;
-    out.push(`| ${String(s.t_s)} | ${names.map((n) => (s[n] as number[]).join(' / ')).join(' | ')} |`);
+    const live = (s.live_heap_mib ?? {}) as Record<string, number>;
+    out.push(
+      `| ${String(s.t_s)} | ${names
+        .map((n) => {
+          const [rss, fds] = s[n] as number[];
+          return `${rss} / ${live[n] ?? '-'} / ${fds}`;
+        })
+        .join(' | ')} |`,
+    );
   }
   out.push('');
 }

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { request } from './keep-alive-client.ts';
-import { PrivatePostgres, startDistributed, type DistributedEngram } from '@engram/testing';
+import type { DistributedEngram, PrivatePostgres } from '@engram/testing';
 import {
   collectLines,
   LONG,
   percentile,
   runLoad,
   sleep,
+  startFaultSuite,
   tally,
   timed,
-  UNLIMITED,
   uniqueContent,
+  type FaultSuite,
   type Outcome,
 } from './support.ts';
 import { recordFigures } from './figures.ts';
@@ -28,6 +29,11 @@ const BOUNDED_WAIT_MS = 10_000;
  * (the suite shares two cores), and the bound stays well below the freeze.
  */
 const FROZEN_BOUND_MS = 12_000;
+/**
+ * Log lines one process may write during the 10 s outage under 32 writers: each distinct condition
+ * once each way (and a knex message once a minute), where one per refused request would be hundreds.
+ */
+const MAX_OUTAGE_LINES = 12;
 /** How long the load goes on after PostgreSQL is back (recovery is measured within it). */
 const AFTER_MS = LONG ? 10_000 : 4_000;
 
@@ -39,20 +45,26 @@ const AFTER_MS = LONG ? 10_000 : 4_000;
  */
 describe('reliability: PostgreSQL restarted and stopped under a 32-client write load', function () {
   this.timeout(LONG ? 600_000 : 180_000);
+  let suite: FaultSuite | undefined;
   let pg: PrivatePostgres;
   let engram: DistributedEngram;
   const errors = new Map<string, string[]>();
+  /** A keep-alive connection left idle from the start (the keep-alive test checks it). */
+  let idle: { socket: Socket; since: number; first: string } | undefined;
 
   before(async () => {
-    pg = await PrivatePostgres.create();
-    const url = await pg.createDatabase('engram');
-    engram = await startDistributed({ databaseUrl: url, env: UNLIMITED });
+    suite = await startFaultSuite();
+    ({ pg, engram } = suite);
     for (const p of engram.processes.values()) errors.set(p.name, collectLines(p, /"level":"(error|fatal)"/));
+    const url = new URL(engram.baseUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise((r) => socket.once('connect', r));
+    idle = { socket, first: await request(socket, '/healthz'), since: Date.now() };
   });
 
   after(async () => {
-    await engram?.stop();
-    await pg?.remove();
+    idle?.socket.destroy();
+    await suite?.stop();
   });
 
   afterEach(function () {
@@ -66,27 +78,6 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
             .join('\n'),
       );
     console.log(pg.tail());
-  });
-
-  /**
-   * A client that keeps its connection open between requests (every HTTP client library does) must
-   * not have it closed under its next request. Node's default keep-alive timeout (5 s) is shorter than
-   * a client's pause during a database outage: the client then writes its next request into a socket
-   * the gateway is closing and gets no HTTP answer at all.
-   */
-  it('answers a request sent on a connection idle for 7 s, and says how long it keeps one', async () => {
-    const url = new URL(engram.baseUrl);
-    const socket = connect(Number(url.port), url.hostname);
-    await new Promise((r) => socket.once('connect', r));
-    try {
-      assert.match(await request(socket, '/healthz'), /^HTTP\/1\.1 200/);
-      await sleep(7_000);
-      assert.match(await request(socket, '/healthz'), /^HTTP\/1\.1 200/);
-    } finally {
-      socket.destroy();
-    }
-    const res = await fetch(`${engram.baseUrl}/healthz`);
-    assert.match(res.headers.get('keep-alive') ?? '', /timeout=(6[5-9]|[7-9]\d|\d{3,})/);
   });
 
   const write = (c: number, seq: number) =>
@@ -141,6 +132,30 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
     return counts;
   }
 
+  /**
+   * What an operator reads during the outage: a few lines per process saying what is down and when it
+   * is back, not one per refused request; no stack trace; nothing of what was written (the writes'
+   * content carries "staging certificates").
+   */
+  function checkOutageLog(output: Map<string, string[]>): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const [name, lines] of output) {
+      counts[name] = lines.length;
+      const shown = lines.slice(0, 20).join('\n');
+      assert.ok(
+        lines.length <= MAX_OUTAGE_LINES,
+        `${name}: ${lines.length} log lines during the outage\n${shown}`,
+      );
+      const stack = lines.find((l) => /^\s+at \S|\\n\s+at \S|"stack"/.test(l));
+      assert.equal(stack, undefined, `${name}: a stack trace in the log`);
+      const content = lines.find((l) => /staging certificates|Reliability write by/i.test(l));
+      assert.equal(content, undefined, `${name}: memory content in the log`);
+      for (const l of lines)
+        assert.match(l, /^\{"level":/, `${name}: a line that is not the process's JSON log: ${l}`);
+    }
+    return counts;
+  }
+
   /** Seconds from PostgreSQL's return to the first write started after it that succeeded. */
   function recoverySeconds(outcomes: Outcome[], backAt: number): number {
     const ok = outcomes.filter((o) => o.status === 200 && o.startedAt >= backAt);
@@ -175,8 +190,25 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
     });
   });
 
+  /**
+   * A client that keeps its connection open between requests (every HTTP client library does) must
+   * not have it closed under its next request. Node's default keep-alive timeout (5 s) is shorter than
+   * a client's pause during a database outage: the client then writes its next request into a socket
+   * the gateway is closing and gets no HTTP answer at all.
+   */
+  it('answers a request sent on a connection idle for 7 s, and says how long it keeps one', async () => {
+    // The connection was opened before the restart test and left idle through it (no wait of its own).
+    const { socket, first, since } = idle!;
+    assert.match(first, /^HTTP\/1\.1 200/);
+    await sleep(since + 7_000 - Date.now());
+    assert.match(await request(socket, '/healthz'), /^HTTP\/1\.1 200/);
+    const res = await fetch(`${engram.baseUrl}/healthz`);
+    assert.match(res.headers.get('keep-alive') ?? '', /timeout=(6[5-9]|[7-9]\d|\d{3,})/);
+  });
+
   it('stopped for 10 s: 503 DEPENDENCY_UNAVAILABLE within a bounded wait, then recovery without a restart', async () => {
     const pids = [...engram.processes.values()].map((p) => p.child.pid);
+    const output = new Map([...engram.processes.values()].map((p) => [p.name, collectLines(p, /\S/)]));
     const { outcomes, backAt } = await underLoad(async () => {
       await pg.stop('fast');
       await sleep(10_000);
@@ -192,8 +224,10 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
       pids.map((pid) => [pid, true]),
       'no process restarted or died',
     );
+    const lines = checkOutageLog(output);
     const during = outcomes.filter((o) => o.status === 503);
     recordFigures('postgres-outage-10s', {
+      log_lines: lines,
       writers: WRITERS,
       requests: outcomes.length,
       acknowledged_and_stored: stored,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compiledEntry, freePort, ManagedProcess, REPO_ROOT, SERVICES } from '@engram/testing';
+import { compiledEntry, freePort, ManagedProcess, NODE_ENV, REPO_ROOT, SERVICES } from '@engram/testing';
 import { portOpen } from './port-open.ts';
 
 /** One process of the suite: its name ("ingest-security#2"), gRPC port and metrics port. */
@@ -54,6 +54,7 @@ export async function startReplicated(opts: {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...NODE_ENV,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl,
     NATS_STREAM: opts.natsStream,

@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statfsSync, writeSyn
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { traceKnexQueries } from '@engram/telemetry';
+import { knexLog, type KnexLogSink } from './knex-log.ts';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -43,7 +44,14 @@ export interface DatabaseOptions {
   readonly hnswEfSearch?: number | undefined;
   /** PostgreSQL only; each undefined or 0 means none. See DATABASE_TIMEOUTS for what they bound. */
   readonly timeouts?: DatabaseTimeouts;
+  /** Where knex's own warnings go (one line, no stack, no values); stderr when absent. */
+  readonly log?: KnexLogSink;
 }
+
+const STDERR_SINK: KnexLogSink = {
+  warn: (_obj, msg) => process.stderr.write(`knex: ${msg}\n`),
+  error: (_obj, msg) => process.stderr.write(`knex: ${msg}\n`),
+};
 
 /**
  * How long one process waits on PostgreSQL before it answers 503 DEPENDENCY_UNAVAILABLE, so that a
@@ -119,6 +127,7 @@ function pgKnex(
   settings: () => string,
   ef: () => number,
   timeouts: DatabaseTimeouts = {},
+  log: ReturnType<typeof knexLog> = knexLog(STDERR_SINK),
 ): Knex {
   const { connectMs, acquireMs, queryMs } = timeouts;
   const sessionSettings = () =>
@@ -145,6 +154,7 @@ function pgKnex(
       },
     },
     acquireConnectionTimeout: acquireMs || 10_000,
+    log,
   });
   const client = knex.client as {
     acquireConnection(): Promise<PgConnection>;
@@ -172,6 +182,7 @@ function pgKnex(
 async function pgliteKnex(
   dataDir: string,
   settings: string,
+  log: KnexLogSink,
 ): Promise<{ knex: Knex; exec: (sql: string) => Promise<unknown>; close: () => Promise<void> }> {
   const [{ PGlite }, { vector }, clientModule] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -194,6 +205,7 @@ async function pgliteKnex(
     client: ClientPgLite,
     dialect: 'postgres',
     connection: () => ({ pglite }) as object,
+    log: knexLog(log),
   } as Knex.Config);
   return {
     knex,
@@ -271,9 +283,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.url) {
     const timeouts = opts.timeouts ?? {};
     const ef = () => hnswEfSearch;
-    const primary = pgKnex(opts.url, poolMax, settings, ef, timeouts);
-    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, ef, timeouts) : primary;
-    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings, ef) : undefined;
+    // One log for the process's pools: a repeat is a repeat whichever pool saw it.
+    const log = knexLog(opts.log ?? STDERR_SINK);
+    const primary = pgKnex(opts.url, poolMax, settings, ef, timeouts, log);
+    const read = opts.readUrl ? pgKnex(opts.readUrl, poolMax, settings, ef, timeouts, log) : primary;
+    const unbounded = timeouts.queryMs ? pgKnex(opts.url, 2, settings, ef, {}, log) : undefined;
     traceKnexQueries(primary);
     traceKnexQueries(read);
     return {
@@ -297,7 +311,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       },
     };
   }
-  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings());
+  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings(), opts.log ?? STDERR_SINK);
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
     engine: 'pglite',

@@ -7,6 +7,8 @@ export {
 } from './database.ts';
 export type { Database, DatabaseOptions, Engine } from './database.ts';
 export { migrateLatest, migrateRollbackAll } from './migrations.ts';
+export { knexLog, knexLogLine } from './knex-log.ts';
+export type { KnexLogSink } from './knex-log.ts';
 export { poolUsage } from './pool-usage.ts';
 export type { PoolUsage } from './pool-usage.ts';
 export type { Migration, MigrationSet } from './migrations.ts';

@@ -112,6 +112,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
       acquireMs: config.databaseAcquireTimeoutMs,
       queryMs: config.databaseQueryTimeoutMs,
     },
+    log: logger.child({ component: 'knex' }),
   });
   for (const set of [eventsMigrations, idempotencyMigrations, ...opts.migrations]) {
     const applied = await migrateLatest(db, set);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './child-process.ts';
-import { compiledEntry } from './compiled-entry.ts';
-import { freePort, portOpen } from './free-port.ts';
+import { compiledEntry, NODE_ENV } from './compiled-entry.ts';
+import { freePorts, portOpen } from './free-port.ts';
 import { ApiClient } from './http-client.ts';
 import { TestNatsServer } from './nats-server.ts';
 
@@ -22,6 +22,8 @@ export interface DistributedEngram {
   readonly integrityKey: string;
   readonly processes: Map<string, ManagedProcess>;
   readonly addresses: Record<string, string>;
+  /** Where each process serves its Prometheus metrics (the gateway at baseUrl). */
+  readonly metricsUrls: Record<string, string>;
   logs(): string;
   stop(): Promise<void>;
 }
@@ -58,11 +60,18 @@ export async function startDistributed(opts: {
   const adminKey = 'egk_e2e_' + randomBytes(24).toString('base64url');
   const integrityKey = randomBytes(32).toString('base64url');
   const addresses: Record<string, string> = {};
-  for (const s of SERVICES) addresses[s] = `127.0.0.1:${await freePort()}`;
-  const httpPort = await freePort();
+  // Distinct ports: a gRPC and a metrics port for each service, and the gateway's.
+  const ports = await freePorts(2 * SERVICES.length + 1);
+  const metricsPorts: Record<string, number> = {};
+  SERVICES.forEach((s, i) => {
+    addresses[s] = `127.0.0.1:${ports[2 * i]}`;
+    metricsPorts[s] = ports[2 * i + 1]!;
+  });
+  const httpPort = ports[2 * SERVICES.length]!;
   const common: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...NODE_ENV,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl ?? ownNats?.url,
     NATS_STREAM: opts.natsStream,
@@ -86,7 +95,11 @@ export async function startDistributed(opts: {
       name,
       process.execPath,
       compiledEntry(`services/${name}`, 'main'),
-      { ...common, ENGRAM_GRPC_PORT: port },
+      {
+        ...common,
+        ENGRAM_GRPC_PORT: port,
+        ...(metricsPorts[name] ? { ENGRAM_METRICS_PORT: String(metricsPorts[name]) } : {}),
+      },
       ROOT,
     );
   // memory-store first: it owns the schema the others read.
@@ -113,6 +126,10 @@ export async function startDistributed(opts: {
     integrityKey,
     processes,
     addresses,
+    metricsUrls: {
+      ...Object.fromEntries(SERVICES.map((s) => [s, `http://127.0.0.1:${metricsPorts[s]}/metrics`])),
+      gateway: `${baseUrl}/metrics`,
+    },
     logs: () => [...processes.values()].map((p) => p.tail()).join('\n'),
     stop: stopAll,
   };

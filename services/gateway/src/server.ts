@@ -8,6 +8,7 @@ import { startHttpServerSpan } from '@engram/telemetry';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { ClientAbortedError, DEFAULT_MAX_BODY_BYTES } from './body-reader.ts';
 import { answerClientError } from './client-error.ts';
+import { DependencyState, UNAVAILABLE_REASONS } from './dependency-state.ts';
 import { writeError } from './error-writer.ts';
 import { GatewayError, internalError, methodNotAllowed, routeNotFound } from './gateway-error.ts';
 import { MCP_PATH, mcpEndpoint, selfUrl } from './mcp-endpoint.ts';
@@ -66,6 +67,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const pool = new UpstreamPool(deps.upstreams, readOnlyMethods(table.routes));
   const metrics = createGatewayMetrics(deps.metrics);
   const log = deps.logger.child({ component: 'gateway' });
+  const upstreamState = new DependencyState(log);
   const transcodeDeps: TranscodeDeps = {
     registry,
     pool,
@@ -115,7 +117,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-    label: (r: string) => void,
+    label: (r: string, upstream?: string) => void,
   ) {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -134,7 +136,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const found = table.lookup(method, rawPath);
     if (found.kind === 'not_found') throw routeNotFound();
     if (found.kind === 'method_not_allowed') throw methodNotAllowed(found.allow);
-    label(found.route.pattern);
+    label(found.route.pattern, found.route.service.typeName);
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     await transcode(transcodeDeps, req, res, {
       route: found.route,
@@ -144,11 +146,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     });
   }
 
-  /** Writes the error; 5xx are logged (with the upstream's status, which never reaches the client). */
-  function fail(res: ServerResponse, err: unknown, route: string) {
+  /**
+   * Writes the error. 5xx are logged (with the upstream's status, which never reaches the client),
+   * except a 503 saying an upstream or its database is down: that is logged once per outage
+   * (DependencyState).
+   */
+  function fail(res: ServerResponse, err: unknown, route: string, upstream: string | undefined) {
     if (err instanceof ClientAbortedError) return void res.destroy();
     const gwErr = err instanceof GatewayError ? err : internalError(err);
-    if (gwErr.httpStatus >= 500) {
+    if (gwErr.httpStatus === 503 && upstream !== undefined && UNAVAILABLE_REASONS.has(gwErr.reason)) {
+      upstreamState.unavailable(upstream, gwErr.reason, route);
+    } else if (gwErr.httpStatus >= 500) {
       const cause = gwErr.cause as { code?: unknown; details?: unknown } | undefined;
       if (typeof cause?.code === 'number') {
         log.warn(
@@ -170,6 +178,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     res.setHeader('x-request-id', requestId);
     if (closing) res.setHeader('connection', 'close');
     let route = 'unmatched';
+    let upstream: string | undefined;
     // A span per API request (probes and scrapes are not traced); a no-op while tracing is off.
     const span = startHttpServerSpan(req.method, req.headers, requestId, !builtins.has(req.url ?? ''));
     res.once('close', () => {
@@ -177,6 +186,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const status = res.writableFinished ? res.statusCode : 499;
       span.end(status);
       metrics.observe(req.method ?? 'GET', route, status, seconds);
+      // Only a success proves the upstream answered (a 4xx may come from the gateway's own checks).
+      if (upstream !== undefined && status >= 200 && status < 300) upstreamState.served(upstream);
       log.info(
         {
           method: req.method,
@@ -189,13 +200,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       );
       if (closing) server.closeIdleConnections();
     });
-    const label = (r: string) => {
+    const label = (r: string, service?: string) => {
       route = r;
+      upstream = service;
       span.route(r);
     };
     span.run(() =>
       runWithRequestContext({ requestId }, () => {
-        dispatch(req, res, requestId, label).catch((err: unknown) => fail(res, err, route));
+        dispatch(req, res, requestId, label).catch((err: unknown) => fail(res, err, route, upstream));
       }),
     );
   });

@@ -281,6 +281,22 @@ describe('gateway (real gRPC fixture server, real HTTP)', () => {
       await errorOf(res, 503, 'UNAVAILABLE', 'UPSTREAM_UNAVAILABLE');
       assert.ok(!text.includes(deadAce) && !/ECONNREFUSED|connect/i.test(text), text);
     });
+
+    it('an upstream that stays down is logged once, not once per 503', async () => {
+      const before = gw.logs.length;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => fetch(`${gw.url}/ace/run/r${i}`).then((r) => r.status)),
+      );
+      assert.deepEqual(new Set(answers), new Set([503]));
+      const lines = gw.logs.slice(before).filter((l) => /"level":"(warn|error)"/.test(l));
+      // One line opens the outage (or none, when an earlier request opened it already).
+      assert.ok(lines.length <= 1, lines.join(''));
+      assert.equal(
+        gw.logs.filter((l) => l.includes('upstream unavailable') && l.includes('engram.ace.v1.AceService'))
+          .length,
+        1,
+      );
+    });
   });
 
   describe('bad requests are 4xx, never 5xx', () => {

@@ -130,6 +130,12 @@ export const METRICS = {
   }),
 
   // Database connection pools.
+  heapAfterGc: gauge({
+    name: 'engram_heap_after_gc_bytes',
+    help: 'V8 heap outside the young generation right after the last full (mark-compact) collection: the live heap, which a leak raises and V8 heap sizing does not; 0 until the first full collection.',
+    labels: [],
+    exportedBy: 'every process',
+  }),
   dbPoolConnections: gauge({
     name: 'engram_db_pool_connections',
     help: 'Connections of the pool at scrape time, by state. Embedded PGlite is one connection.',

@@ -6,7 +6,9 @@ import {
   Registry,
   type CollectFunction,
 } from 'prom-client';
-import type { MetricDef } from './catalogue.ts';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { METRICS, type MetricDef } from './catalogue.ts';
 
 /**
  * The metrics of one registry, created from the catalogue on first use. Components take the metric
@@ -21,6 +23,10 @@ export class EngramMetrics {
     if (registry.getSingleMetric('process_cpu_user_seconds_total') === undefined) {
       collectDefaultMetrics({ register: registry });
     }
+    const live = heapAfterGc();
+    this.gauge(METRICS.heapAfterGc, function () {
+      if (live.bytes !== undefined) this.set(live.bytes);
+    });
   }
 
   counter<L extends string>(def: MetricDef<L, 'counter'>): Counter<L> {
@@ -83,4 +89,31 @@ export function engramMetrics(registry: Registry = new Registry()): EngramMetric
     byRegistry.set(registry, metrics);
   }
   return metrics;
+}
+
+let liveHeap: { bytes: number | undefined } | undefined;
+
+/**
+ * The heap outside the young generation as the process's full collections leave it, kept by one
+ * observer per process. Read as the observer is told (just after the collection): what survived it,
+ * plus the little promoted since, so a leak shows as a rising series while V8 growing or shrinking its
+ * spaces (the resident memory's sawtooth) does not.
+ */
+function heapAfterGc(): { bytes: number | undefined } {
+  if (liveHeap) return liveHeap;
+  const state: { bytes: number | undefined } = { bytes: undefined };
+  const observer = new PerformanceObserver((list) => {
+    const major = list
+      .getEntries()
+      .some(
+        (e) => (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR,
+      );
+    if (!major) return;
+    state.bytes = getHeapSpaceStatistics()
+      .filter((s) => s.space_name !== 'new_space' && s.space_name !== 'new_large_object_space')
+      .reduce((sum, s) => sum + s.space_used_size, 0);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  liveHeap = state;
+  return state;
 }
