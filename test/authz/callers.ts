@@ -36,17 +36,35 @@ const REASON_STATUS: Readonly<Record<string, number>> = {
 function effective(status: number, body: unknown): number {
   if (status !== 200 || typeof body !== 'object' || body === null) return status;
   const { results, applied } = body as {
-    results?: { error?: { status?: number }; status?: string; reason?: string }[];
+    results?: { error?: ItemError; status?: string; reason?: string }[];
     applied?: boolean;
   };
   if (!Array.isArray(results)) return status;
-  const itemStatus = results[0]?.error?.status;
-  if (typeof itemStatus === 'number') return itemStatus;
+  const itemStatus = itemHttpStatus(results[0]?.error);
+  if (itemStatus !== undefined) return itemStatus;
   if (applied === false) {
     const reason = results.find((r) => r.status === 'rejected')?.reason ?? '';
     return REASON_STATUS[reason] ?? 409;
   }
   return status;
+}
+
+/**
+ * A refused item's error: through the gateway, the error body's object (its `status` is HTTP);
+ * over gRPC, a google.rpc.Status (its `code` is mapped by the gateway's table with its ErrorInfo).
+ */
+interface ItemError {
+  readonly status?: number;
+  readonly code?: number | string;
+  readonly details?: { '@type'?: string; reason?: string }[];
+}
+
+function itemHttpStatus(error: ItemError | undefined): number | undefined {
+  if (error === undefined) return undefined;
+  if (typeof error.status === 'number') return error.status;
+  if (typeof error.code !== 'number') return undefined;
+  const info = error.details?.find((d) => d['@type']?.endsWith('/google.rpc.ErrorInfo'));
+  return httpStatusFor(error.code, info?.reason);
 }
 
 function parse(text: string): unknown {
