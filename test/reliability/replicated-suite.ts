@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { compiledEntry, freePort, ManagedProcess, NODE_ENV, REPO_ROOT, SERVICES } from '@engram/testing';
-import { portOpen } from './port-open.ts';
+import {
+  compiledEntry,
+  freePort,
+  ManagedProcess,
+  NODE_ENV,
+  portOpen,
+  REPO_ROOT,
+  SERVICES,
+} from '@engram/testing';
 
 /** One process of the suite: its name ("ingest-security#2"), gRPC port and metrics port. */
 export interface SuiteProcess {

@@ -9,7 +9,7 @@ export type { TestDatabase } from './postgres.ts';
 export { ManagedProcess } from './child-process.ts';
 export { SERVICES, startDistributed } from './distributed-engram.ts';
 export type { DistributedEngram } from './distributed-engram.ts';
-export { freePort, freePorts } from './free-port.ts';
+export { freePort, freePorts, portOpen } from './free-port.ts';
 export { compiledEntry, NODE_ENV, NODE_FLAGS, REPO_ROOT } from './compiled-entry.ts';
 export { TestNatsServer } from './nats-server.ts';
 export { OpenApiResponses } from './openapi-validator.ts';
