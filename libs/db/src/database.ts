@@ -60,7 +60,7 @@ const STDERR_SINK: KnexLogSink = {
  * - connectMs: a new connection (TCP connect and startup) must be ready within it;
  * - acquireMs: a request waits at most this long for a free pool connection;
  * - queryMs: one statement's answer must arrive within it (client side: node-postgres gives up and
- *   the connection is dropped); the server cancels the statement at the same bound
+ *   dropOnReadTimeout closes the connection); the server cancels the statement at the same bound
  *   (statement_timeout), so it does not keep working, or holding locks, for a client that left.
  */
 export interface DatabaseTimeouts {
@@ -110,9 +110,37 @@ function checkEf(ef: number): void {
 
 /** The part of a node-postgres client the pool hooks use. */
 interface PgConnection {
-  query(sql: string, cb: (err: Error | null) => void): void;
+  query(sql: unknown, cb: (err: Error | null, res?: unknown) => void): void;
   /** The hnsw.ef_search this session runs at (set by afterCreate and by acquireConnection). */
   engramEfSearch?: number;
+  /** Set by knex when the connection failed: the pool destroys it instead of handing it out. */
+  __knex__disposed?: unknown;
+  readonly connection?: { readonly stream?: { destroy(): void } };
+}
+
+/** node-postgres's error when a statement's answer did not arrive within query_timeout. */
+const READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * Takes a connection whose statement timed out on the client out of service for good. node-postgres
+ * gives up on the statement but keeps the connection, still waiting for the answer, and a ROLLBACK
+ * sent after it times out in turn and is never sent: the next statement on that connection would run
+ * inside the abandoned transaction and be lost with it after being answered as done. Closing the
+ * socket makes PostgreSQL roll that transaction back, and the pool destroys the connection.
+ */
+function dropOnReadTimeout(conn: PgConnection): void {
+  const query = conn.query.bind(conn) as (...args: unknown[]) => unknown;
+  conn.query = (...args: unknown[]) => {
+    const cb = args.at(-1);
+    if (typeof cb !== 'function') return query(...args);
+    return query(...args.slice(0, -1), (err: Error | null, res?: unknown) => {
+      if (err?.message === READ_TIMEOUT) {
+        conn.__knex__disposed = err;
+        conn.connection?.stream?.destroy();
+      }
+      (cb as (err: Error | null, res?: unknown) => void)(err, res);
+    });
+  };
 }
 
 /**
@@ -146,6 +174,7 @@ function pgKnex(
       min: 0,
       max: poolMax,
       afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        if (queryMs) dropOnReadTimeout(conn);
         const at = ef();
         conn.query(sessionSettings(), (err) => {
           if (!err) conn.engramEfSearch = at;

@@ -125,11 +125,22 @@ export class PrivatePostgres {
    * connections but nothing answers, as with a hung host or a network partition. thaw() resumes it.
    */
   freeze(): void {
-    for (const pid of this.pids()) process.kill(pid, 'SIGSTOP');
+    this.signalAll('SIGSTOP');
   }
 
   thaw(): void {
-    for (const pid of this.pids()) process.kill(pid, 'SIGCONT');
+    this.signalAll('SIGCONT');
+  }
+
+  private signalAll(signal: NodeJS.Signals): void {
+    for (const pid of this.pids()) {
+      try {
+        process.kill(pid, signal);
+      } catch (err) {
+        // A backend that ended between the listing and the signal
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    }
   }
 
   /** The postmaster and its children (from /proc). */
