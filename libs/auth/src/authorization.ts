@@ -1,4 +1,5 @@
 import { NotFoundError, PermissionDeniedError } from '@engram/errors';
+import type { Scope } from '@engram/memory-model';
 import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
 import type { Reader } from './visibility.ts';
@@ -21,8 +22,6 @@ import type { Reader } from './visibility.ts';
  * projects. Read paths apply canRead in SQL (whereVisible); these predicates serve single-row checks,
  * and an invisible memory is always reported as missing (404), never as forbidden.
  */
-
-export type Scope = 'agent-private' | 'agent-shared' | 'global';
 
 /** The fields of a memory that authorization looks at. */
 export interface MemoryAccessFacts {

@@ -9,7 +9,7 @@ import {
   type ReadGuardOptions,
 } from '@engram/integrity';
 import { METRICS, type EngramMetrics } from '@engram/telemetry';
-import type { StoredMemory } from './stored-memory.ts';
+import type { StoredMemory } from '@engram/memory-model';
 
 export interface ReadContext {
   readonly projectId: string;

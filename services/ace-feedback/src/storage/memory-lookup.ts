@@ -1,3 +1,4 @@
+import type { StoredMemory } from '@engram/memory-model';
 import { whereVisible, type Reader } from '@engram/auth';
 import { withHnswEfSearch, type Database } from '@engram/db';
 import {
@@ -6,7 +7,6 @@ import {
   MEMORY_COLUMNS,
   memoryFromRow,
   type MemoryRow,
-  type StoredMemory,
 } from '@engram/memories';
 import type { MemoryLookup, SimilarPair } from '../domain/ports.ts';
 

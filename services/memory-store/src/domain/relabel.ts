@@ -8,15 +8,8 @@ import {
   type FieldViolation,
 } from '@engram/errors';
 import { signV2, verifyMemory, type IntegrityStatus } from '@engram/integrity';
-import {
-  ID_MAX_LENGTH,
-  isScope,
-  isTrustLevel,
-  SHARED_WITH_MAX_ENTRIES,
-  validateId,
-  type Scope,
-  type TrustLevel,
-} from '@engram/security-rules';
+import { isLowTrust, isScope, isTrustLevel, type Scope, type TrustLevel } from '@engram/memory-model';
+import { ID_MAX_LENGTH, SHARED_WITH_MAX_ENTRIES, validateId } from '@engram/security-rules';
 import type { StoredMemory } from './memory.ts';
 import type { MemoryRepository, Relabel } from './ports.ts';
 
@@ -140,7 +133,7 @@ export async function relabelMemory(
         'trust_level may not exceed the trust of the API key',
         'TRUST_FORBIDDEN',
       );
-    if (t.scope === 'global' && contentRank(t.trust) === 0)
+    if (t.scope === 'global' && isLowTrust(t.trust))
       throw new PermissionDeniedError('untrusted or unknown content can never be global', 'SCOPE_FORBIDDEN');
     const label: Relabel = {
       scope: t.scope,

@@ -1,7 +1,8 @@
+import { isMemoryType } from '@engram/memory-model';
 import { actingAgent, readerOf, type Principal, type Reader } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { ReadContext } from '@engram/memories';
-import { ID_MAX_LENGTH, isMemoryType, validateId } from '@engram/security-rules';
+import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { rankPlaybook, type PlaybookCandidate, type RankedEntry } from './playbook-ranking.ts';
 import {
   namespaceOf,

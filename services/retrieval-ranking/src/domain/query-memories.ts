@@ -1,3 +1,4 @@
+import { isMemoryType, isScope } from '@engram/memory-model';
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import type { Embedder } from '@engram/embeddings';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
@@ -6,8 +7,6 @@ import type { QueryInput } from './requests.ts';
 import {
   ENTITY_ID_MAX_LENGTH,
   ID_MAX_LENGTH,
-  isMemoryType,
-  isScope,
   SESSION_ID_MAX_LENGTH,
   validateId,
 } from '@engram/security-rules';
