@@ -1,5 +1,5 @@
 import { NotFoundError, PermissionDeniedError } from '@engram/errors';
-import type { Scope } from '@engram/memory-model';
+import { scopeWidth, type Scope } from '@engram/memory-model';
 import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
 import type { Reader } from './visibility.ts';
@@ -60,8 +60,6 @@ export function canModify(principal: Principal, agentId: string, memory: MemoryA
   return isPrivileged(principal) || memory.agentId === agentId;
 }
 
-const SCOPE_WIDTH: Record<string, number> = { 'agent-private': 0, 'agent-shared': 1, global: 2 };
-
 /** What a relabel asks for; absent fields stay as they are. */
 export interface RelabelChange {
   readonly scope?: string | undefined;
@@ -85,8 +83,8 @@ export function canRelabel(
   if (memory.agentId !== agentId) return false;
   if (change.trustLevel !== undefined && change.trustLevel !== '') return false;
   if (change.scope !== undefined && change.scope !== '') {
-    const to = SCOPE_WIDTH[change.scope];
-    const from = SCOPE_WIDTH[memory.scope];
+    const to = scopeWidth(change.scope);
+    const from = scopeWidth(memory.scope);
     if (to === undefined || from === undefined || to > from) return false;
   }
   if (change.sharedWith !== undefined) {

@@ -7,6 +7,7 @@ import {
   LOW_TRUST_LEVELS,
   MEMORY_TYPES,
   SCOPES,
+  scopeWidth,
   TRUST_LEVELS,
 } from '../src/index.ts';
 
@@ -33,6 +34,12 @@ describe('the memory vocabulary', () => {
   it('has three scopes and recognises only those', () => {
     assert.deepEqual([...SCOPES], ['agent-private', 'agent-shared', 'global']);
     for (const v of ['public', 'Global', null]) assert.equal(isScope(v), false);
+    assert.deepEqual(['agent-private', 'agent-shared', 'global', 'public'].map(scopeWidth), [
+      0,
+      1,
+      2,
+      undefined,
+    ]);
   });
 
   it('orders content trust labels lowest first; untrusted and unknown are the low ones', () => {

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { MEMORY_TYPES, SCOPES } from '@engram/memory-model';
+import assert from 'node:assert/strict';
 import { DEFAULT_SCOPE_BY_TYPE } from '../src/index.ts';
 
 describe('default scope by memory type', () => {

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import type { Scope } from '@engram/memory-model';
+import assert from 'node:assert/strict';
 import {
   DEFAULT_CONTENT_POLICY,
   scanWriteInContext,

@@ -1,4 +1,3 @@
-import type { StoredMemory } from '@engram/memory-model';
 import { whereVisible, type Reader } from '@engram/auth';
 import { withHnswEfSearch, type Database } from '@engram/db';
 import {
@@ -8,6 +7,7 @@ import {
   memoryFromRow,
   type MemoryRow,
 } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import type { MemoryLookup, SimilarPair } from '../domain/ports.ts';
 
 const VOTED = `exists (select 1 from memory_votes v where v.project_id = memories.project_id and v.memory_id = memories.id)`;

@@ -1,6 +1,6 @@
-import { isMemoryType, type Scope } from '@engram/memory-model';
 import { actingAgent, decideWrite, type Principal } from '@engram/auth';
 import { InvalidArgumentError, SecurityRejectedError } from '@engram/errors';
+import { isMemoryType, type Scope } from '@engram/memory-model';
 import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
 import {
   assertValidWrite,

@@ -1,7 +1,7 @@
-import { isScope, isTrustLevel, type Scope } from '@engram/memory-model';
 import { contentRank, type Principal } from '@engram/auth';
 import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext } from '@engram/grpc-kit';
+import { isScope, isTrustLevel, type Scope } from '@engram/memory-model';
 import type { ScanContentRequest, ScanContentResponse } from '@engram/proto/engram/ingest/v1/ingest';
 import { assertValidWrite, redact, screenContent } from '@engram/security-rules';
 import type { PipelineSettings } from '../domain/write-pipeline.ts';

@@ -1,6 +1,6 @@
-import { isMemoryType } from '@engram/memory-model';
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
+import { isMemoryType } from '@engram/memory-model';
 import type { StoredMemory } from './memory.ts';
 import type { ExportFilter, MemoryRepository } from './ports.ts';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
