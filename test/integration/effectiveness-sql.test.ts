@@ -58,7 +58,7 @@ for (const engine of ENGINES) {
     });
 
     it('agrees on every vote count', async () => {
-      // A stand-in for the memories table: EFFECTIVENESS_SQL correlates on memories.project_id and memories.id.
+      // A stand-in for the memories table: EFFECTIVENESS_SQL correlates on its project_id and id.
       const values = memoryIds.map(() => '(?, ?::uuid)').join(', ');
       const res: { rows: { id: string; effectiveness: number | string }[] } = await db.knex.raw(
         `select memories.id::text as id, ${EFFECTIVENESS_SQL} as effectiveness

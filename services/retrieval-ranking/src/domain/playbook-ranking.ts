@@ -19,10 +19,11 @@ export type RankedEntry = PlaybookCandidate & { readonly relevance: number };
  * The playbook order. A playbook is what worked, so effectiveness weighs as much as similarity:
  *   playbook:        0.5 * similarity + 0.5 * effectiveness01
  *   agent playbook:  0.4 * similarity + 0.3 * effectiveness01 + 0.3 * task01
- * where x01 = to01(x) = (x + 1) / 2 and task = effectivenessScore(task helpful, task harmful) over the agents
- * whose completed runs of the task type used the memory, each by its latest such run (so memories
- * that helped successful runs of that task rise, and ones that failed it sink; one agent's many runs
- * count once). Unvoted memories sit at the neutral 0.5. Ties: more similar first.
+ * where x01 = to01(x) = (x + 1) / 2 and task = effectivenessScore(task helpful, task harmful)
+ * (@engram/memory-model) over the agents whose completed runs of the task type used the memory, each
+ * by its latest such run (so memories that helped successful runs of that task rise, and ones that
+ * failed it sink; one agent's many runs count once). Unvoted memories sit at the neutral 0.5. Ties:
+ * more similar first.
  */
 export function rankPlaybook(candidates: readonly PlaybookCandidate[], byTask: boolean): RankedEntry[] {
   return candidates
