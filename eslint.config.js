@@ -82,6 +82,19 @@ export default tseslint.config(
     },
   },
   {
+    // @engram/memory-model is the vocabulary every layer shares, down to domain code and the MCP
+    // tools: pure, so it imports nothing (no database, gRPC, protos, services or Node built-ins) and
+    // anything may import it (docs/architecture.md, Folders and what they may import).
+    files: ['libs/memory-model/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^[^.]', message: '@engram/memory-model is pure: relative imports only' }] },
+      ],
+      'no-restricted-globals': ['error', 'Buffer', 'process', 'require', '__dirname', '__filename', 'global'],
+    },
+  },
+  {
     // @engram/client ships with no dependencies and runs wherever fetch does (Node 20, browsers,
     // Deno, Bun, edge workers): relative imports only, no Node built-ins or globals.
     files: ['libs/client/src/**/*.ts'],

@@ -1,4 +1,5 @@
 import { NotFoundError, PermissionDeniedError } from '@engram/errors';
+import { scopeWidth, type Scope } from '@engram/memory-model';
 import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
 import type { Reader } from './visibility.ts';
@@ -21,8 +22,6 @@ import type { Reader } from './visibility.ts';
  * projects. Read paths apply canRead in SQL (whereVisible); these predicates serve single-row checks,
  * and an invisible memory is always reported as missing (404), never as forbidden.
  */
-
-export type Scope = 'agent-private' | 'agent-shared' | 'global';
 
 /** The fields of a memory that authorization looks at. */
 export interface MemoryAccessFacts {
@@ -61,8 +60,6 @@ export function canModify(principal: Principal, agentId: string, memory: MemoryA
   return isPrivileged(principal) || memory.agentId === agentId;
 }
 
-const SCOPE_WIDTH: Record<string, number> = { 'agent-private': 0, 'agent-shared': 1, global: 2 };
-
 /** What a relabel asks for; absent fields stay as they are. */
 export interface RelabelChange {
   readonly scope?: string | undefined;
@@ -86,8 +83,8 @@ export function canRelabel(
   if (memory.agentId !== agentId) return false;
   if (change.trustLevel !== undefined && change.trustLevel !== '') return false;
   if (change.scope !== undefined && change.scope !== '') {
-    const to = SCOPE_WIDTH[change.scope];
-    const from = SCOPE_WIDTH[memory.scope];
+    const to = scopeWidth(change.scope);
+    const from = scopeWidth(memory.scope);
     if (to === undefined || from === undefined || to > from) return false;
   }
   if (change.sharedWith !== undefined) {

@@ -14,18 +14,16 @@ export { bearerToken, constantTimeEqual, displayPrefix, generateApiKey, hashApiK
 export { KEY_CACHE_TTL_MS, KeyAuthenticator } from './key-authenticator.ts';
 export type { KeyAuthenticatorOptions } from './key-authenticator.ts';
 export {
-  CONTENT_TRUST,
   contentRank,
-  isContentTrust,
   isPrincipalTrust,
   isPrivileged,
   isSystem,
   PRINCIPAL_TRUST,
   principalRank,
 } from './principal.ts';
-export type { ContentTrust, Principal, PrincipalTrust } from './principal.ts';
+export type { Principal, PrincipalTrust } from './principal.ts';
 export { rateLimitSubject } from './rate-limit-subject.ts';
 export { readerOf, whereVisible } from './visibility.ts';
 export type { Reader } from './visibility.ts';
 export { decideWrite } from './write-policy.ts';
-export type { Scope, WriteDecision, WriteDecisionInput } from './write-policy.ts';
+export type { WriteDecision, WriteDecisionInput } from './write-policy.ts';

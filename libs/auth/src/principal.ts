@@ -1,10 +1,18 @@
-/** Principal trust levels, lowest first (docs/architecture.md, Authorization). */
-export const PRINCIPAL_TRUST = ['untrusted', 'internal', 'privileged', 'system'] as const;
-export type PrincipalTrust = (typeof PRINCIPAL_TRUST)[number];
+import type { TrustLevel } from '@engram/memory-model';
 
-/** Content trust labels; untrusted and unknown rank lowest. */
-export const CONTENT_TRUST = ['untrusted', 'unknown', 'internal', 'privileged', 'system'] as const;
-export type ContentTrust = (typeof CONTENT_TRUST)[number];
+/**
+ * Principal trust levels, the level of an API key, lowest first (docs/architecture.md,
+ * Authorization). A different thing from the content trust label (TrustLevel, five labels, in
+ * @engram/memory-model), but every principal level is also a label: a write naming no label gets
+ * its principal's level.
+ */
+export const PRINCIPAL_TRUST = [
+  'untrusted',
+  'internal',
+  'privileged',
+  'system',
+] as const satisfies readonly TrustLevel[];
+export type PrincipalTrust = (typeof PRINCIPAL_TRUST)[number];
 
 /** The authenticated caller of one request. */
 export interface Principal {
@@ -31,7 +39,8 @@ const PRINCIPAL_RANK: Record<PrincipalTrust, number> = {
   privileged: 2,
   system: 3,
 };
-const CONTENT_RANK: Record<ContentTrust, number> = {
+/** Content labels ranked against principal levels: untrusted and unknown content rank lowest. */
+const CONTENT_RANK: Record<TrustLevel, number> = {
   untrusted: 0,
   unknown: 0,
   internal: 1,
@@ -43,16 +52,12 @@ export function principalRank(t: PrincipalTrust): number {
   return PRINCIPAL_RANK[t];
 }
 
-export function contentRank(t: ContentTrust): number {
+export function contentRank(t: TrustLevel): number {
   return CONTENT_RANK[t];
 }
 
 export function isPrincipalTrust(v: string): v is PrincipalTrust {
   return (PRINCIPAL_TRUST as readonly string[]).includes(v);
-}
-
-export function isContentTrust(v: string): v is ContentTrust {
-  return (CONTENT_TRUST as readonly string[]).includes(v);
 }
 
 /** privileged or system: reads everything in the project, relabels, /security/*. */

@@ -1,14 +1,7 @@
 import { PermissionDeniedError } from '@engram/errors';
-import { canWriteScope, type Scope } from './authorization.ts';
-import {
-  contentRank,
-  isContentTrust,
-  principalRank,
-  type ContentTrust,
-  type Principal,
-} from './principal.ts';
-
-export type { Scope };
+import { isLowTrust, isTrustLevel, type Scope, type TrustLevel } from '@engram/memory-model';
+import { canWriteScope } from './authorization.ts';
+import { contentRank, principalRank, type Principal } from './principal.ts';
 
 export interface WriteDecisionInput {
   readonly principal: Principal;
@@ -23,7 +16,7 @@ export interface WriteDecisionInput {
 }
 
 export interface WriteDecision {
-  readonly trustLevel: ContentTrust;
+  readonly trustLevel: TrustLevel;
   readonly scope: Scope;
   /** True when a default/inferred global was capped to agent-private. */
   readonly capped: boolean;
@@ -37,10 +30,10 @@ export interface WriteDecision {
  */
 export function decideWrite(input: WriteDecisionInput): WriteDecision {
   const { principal } = input;
-  let trustLevel: ContentTrust;
+  let trustLevel: TrustLevel;
   if (input.trustLevel === undefined || input.trustLevel === '') {
     trustLevel = principal.trust;
-  } else if (!isContentTrust(input.trustLevel)) {
+  } else if (!isTrustLevel(input.trustLevel)) {
     throw new PermissionDeniedError(
       `unknown trust_level ${JSON.stringify(input.trustLevel)}`,
       'TRUST_FORBIDDEN',
@@ -52,7 +45,7 @@ export function decideWrite(input: WriteDecisionInput): WriteDecision {
     throw new PermissionDeniedError('trust_level may not exceed the trust of the API key', 'TRUST_FORBIDDEN');
   }
   if (principal.trust === 'untrusted') trustLevel = 'untrusted';
-  const lowContent = contentRank(trustLevel) === 0;
+  const lowContent = isLowTrust(trustLevel);
 
   if (input.scope !== undefined) {
     if (input.scope === 'global' && lowContent) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { PermissionDeniedError } from '@engram/errors';
-import { actingAgent, decideWrite, type Principal, type PrincipalTrust, type Scope } from '../src/index.ts';
+import type { Scope } from '@engram/memory-model';
+import { actingAgent, decideWrite, type Principal, type PrincipalTrust } from '../src/index.ts';
 
 const principal = (trust: PrincipalTrust, boundAgentId?: string): Principal => ({
   projectId: 'p',

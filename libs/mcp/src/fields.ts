@@ -1,26 +1,12 @@
+import { MEMORY_TYPES, SCOPES, TRUST_LEVELS } from '@engram/memory-model';
 import { z } from 'zod';
 
 /**
  * The input fields the tools share, with descriptions written for the model that fills them in.
- * The lists mirror Engram's (libs/security-rules; a test keeps them equal): an enum lets the model
- * see its choices, and a wrong value is refused before any request is made. Everything else (lengths,
- * who may write where) is left to the API, which says precisely what is wrong.
+ * The enums are Engram's own lists (@engram/memory-model): an enum lets the model see its choices,
+ * and a wrong value is refused before any request is made. Everything else (lengths, who may write
+ * where) is left to the API, which says precisely what is wrong.
  */
-export const MEMORY_TYPES = [
-  'standard',
-  'strategy',
-  'reflection',
-  'progress',
-  'feature',
-  'episodic',
-  'semantic',
-  'procedural',
-  'control',
-] as const;
-
-export const SCOPES = ['agent-private', 'agent-shared', 'global'] as const;
-
-export const TRUST_LEVELS = ['untrusted', 'unknown', 'internal', 'privileged', 'system'] as const;
 
 export const agentId = (role = 'The agent acting') =>
   z

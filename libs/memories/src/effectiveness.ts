@@ -1,19 +1,17 @@
+import { effectivenessScore, type VoteCounts } from '@engram/memory-model';
 import type { Knex } from 'knex';
 
-export interface Effectiveness {
-  readonly helpful: number;
-  readonly harmful: number;
-  /** (helpful - harmful) / (helpful + harmful + 1), in [-1, 1]. */
+export interface Effectiveness extends VoteCounts {
+  /** effectivenessScore(helpful, harmful) of @engram/memory-model, in [-1, 1]. */
   readonly score: number;
-}
-
-export function effectivenessScore(helpful: number, harmful: number): number {
-  return (helpful - harmful) / (helpful + harmful + 1);
 }
 
 /**
  * SQL for the effectiveness of `memories.id` (a correlated sub-select on memory_votes, owned by
- * ace-feedback), for ORDER BY and WHERE clauses of reads.
+ * ace-feedback), for ORDER BY and WHERE clauses of reads. The same formula as effectivenessScore of
+ * @engram/memory-model, written in SQL so that a read can sort and filter by it (every vote is
+ * helpful or harmful, so count(*) is helpful + harmful); test/integration/effectiveness-sql.test.ts
+ * keeps the two equal.
  */
 export const EFFECTIVENESS_SQL = `coalesce((select (count(*) filter (where v.vote = 'helpful') - count(*) filter (where v.vote = 'harmful'))::float8
   / (count(*) + 1) from memory_votes v where v.project_id = memories.project_id and v.memory_id = memories.id), 0)`;

@@ -1,8 +1,7 @@
 export { toProtoMemory } from './memory-mapping.ts';
 export { MEMORY_COLUMNS, memoryFromRow } from './memory-row.ts';
 export type { MemoryRow } from './memory-row.ts';
-export type { StoredMemory } from './stored-memory.ts';
 export { VerifiedReader } from './verified-reader.ts';
 export type { ReadContext } from './verified-reader.ts';
-export { EFFECTIVENESS_SQL, effectivenessScore, loadEffectiveness } from './effectiveness.ts';
+export { EFFECTIVENESS_SQL, loadEffectiveness } from './effectiveness.ts';
 export type { Effectiveness } from './effectiveness.ts';

@@ -1,5 +1,5 @@
+import type { StoredMemory } from '@engram/memory-model';
 import type { Memory } from '@engram/proto/engram/memory/v1/memory';
-import type { StoredMemory } from './stored-memory.ts';
 
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];

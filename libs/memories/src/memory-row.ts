@@ -1,4 +1,4 @@
-import type { StoredMemory } from './stored-memory.ts';
+import type { StoredMemory } from '@engram/memory-model';
 
 /** Columns every memory read selects (never the embedding or the tsvector). */
 export const MEMORY_COLUMNS = [

@@ -8,8 +8,8 @@ import {
   type IntegrityStatus,
   type ReadGuardOptions,
 } from '@engram/integrity';
+import type { StoredMemory } from '@engram/memory-model';
 import { METRICS, type EngramMetrics } from '@engram/telemetry';
-import type { StoredMemory } from './stored-memory.ts';
 
 export interface ReadContext {
   readonly projectId: string;

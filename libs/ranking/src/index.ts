@@ -10,6 +10,6 @@ export { relevanceScore } from './relevance.ts';
 export type { RankingSignals, RankingWeights } from './relevance.ts';
 export { maxFusedScore, reciprocalRankFusion, RRF_K } from './rrf.ts';
 export type { RankedId } from './rrf.ts';
-export { depthScore, effectiveness01, NEUTRAL_PRIOR, trustScore } from './signals.ts';
+export { depthScore, trustScore } from './signals.ts';
 export { DEFAULT_HALF_LIFE_DAYS, HALF_LIFE_DAYS, halfLifeDays, temporalDecay } from './temporal-decay.ts';
 export { estimateTokens } from './token-estimate.ts';

@@ -1,27 +1,12 @@
-/** The neutral prior of a signal that is missing (unvoted memory, no provenance record). */
-export const NEUTRAL_PRIOR = 0.5;
-
-/** Content trust labels mapped onto [0, 1], evenly spaced from untrusted to system. */
-const TRUST_SCORES: Readonly<Record<string, number>> = Object.freeze({
-  untrusted: 0,
-  unknown: 0.25,
-  internal: 0.5,
-  privileged: 0.75,
-  system: 1,
-});
-
-export function trustScore(trustLevel: string): number {
-  return TRUST_SCORES[trustLevel] ?? 0;
-}
+import { NEUTRAL_PRIOR, TRUST_LEVELS } from '@engram/memory-model';
 
 /**
- * Effectiveness (helpful - harmful) / (helpful + harmful + 1) in [-1, 1], mapped to [0, 1];
- * an unvoted memory gets the neutral prior.
+ * Content trust labels mapped onto [0, 1], evenly spaced from untrusted (0) to system (1) in the
+ * order of TRUST_LEVELS; a label not in the list scores 0.
  */
-export function effectiveness01(votes: { helpful: number; harmful: number } | undefined): number {
-  if (!votes || votes.helpful + votes.harmful === 0) return NEUTRAL_PRIOR;
-  const e = (votes.helpful - votes.harmful) / (votes.helpful + votes.harmful + 1);
-  return (e + 1) / 2;
+export function trustScore(trustLevel: string): number {
+  const rank = (TRUST_LEVELS as readonly string[]).indexOf(trustLevel);
+  return rank < 0 ? 0 : rank / (TRUST_LEVELS.length - 1);
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { MemoryType } from '@engram/memory-model';
+
 const DAY_MS = 86_400_000;
 
 /**
@@ -5,7 +7,7 @@ const DAY_MS = 86_400_000;
  * progress) go stale within days; facts and lessons within months; procedures, reusable patterns
  * and control rules (constraints, error patterns) stay relevant for about a year.
  */
-export const HALF_LIFE_DAYS: Readonly<Record<string, number>> = Object.freeze({
+export const HALF_LIFE_DAYS: Readonly<Record<MemoryType, number>> = Object.freeze({
   episodic: 7,
   progress: 7,
   feature: 30,
@@ -21,7 +23,7 @@ export const HALF_LIFE_DAYS: Readonly<Record<string, number>> = Object.freeze({
 export const DEFAULT_HALF_LIFE_DAYS = 90;
 
 export function halfLifeDays(memoryType: string): number {
-  return HALF_LIFE_DAYS[memoryType] ?? DEFAULT_HALF_LIFE_DAYS;
+  return (HALF_LIFE_DAYS as Readonly<Record<string, number>>)[memoryType] ?? DEFAULT_HALF_LIFE_DAYS;
 }
 
 /** exp(-ln 2 * age / half_life) in [0, 1]: 1 when new, 0.5 after one half-life. Future times count as new. */

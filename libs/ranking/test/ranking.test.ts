@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import {
   bm25Idf,
   depthScore,
-  effectiveness01,
   estimateTokens,
   halfLifeDays,
   maxFusedScore,
@@ -58,16 +57,16 @@ describe('ranking', () => {
     assert.equal(halfLifeDays('no-such-type'), 90);
   });
 
-  it('gives missing votes and provenance the neutral prior 0.5', () => {
-    assert.equal(effectiveness01(undefined), 0.5);
-    assert.equal(effectiveness01({ helpful: 0, harmful: 0 }), 0.5);
-    assert.equal(effectiveness01({ helpful: 3, harmful: 0 }), (3 / 4 + 1) / 2);
-    assert.ok(effectiveness01({ helpful: 0, harmful: 2 }) < 0.5);
+  it('gives missing provenance the neutral prior 0.5 and spaces trust labels evenly', () => {
     assert.equal(depthScore(undefined), 0.5);
     assert.equal(depthScore(0), 1);
     assert.ok(depthScore(3) < depthScore(1));
     assert.ok(
       trustScore('system') > trustScore('internal') && trustScore('internal') > trustScore('untrusted'),
+    );
+    assert.deepEqual(
+      ['untrusted', 'unknown', 'internal', 'privileged', 'system', 'no-such-label'].map(trustScore),
+      [0, 0.25, 0.5, 0.75, 1, 0],
     );
   });
 

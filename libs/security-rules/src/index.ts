@@ -1,9 +1,6 @@
-export { DEFAULT_SCOPE_BY_TYPE, isMemoryType, MEMORY_TYPES } from './memory-types.ts';
-export type { MemoryType } from './memory-types.ts';
-export { isScope, SCOPES } from './scopes.ts';
-export type { Scope } from './scopes.ts';
-export { isTrustLevel, TRUST_LEVELS } from './trust-levels.ts';
-export type { TrustLevel } from './trust-levels.ts';
+// The vocabulary (memory types, scopes, trust levels) is @engram/memory-model's; the default scope
+// of a type is a screening rule and lives here.
+export { DEFAULT_SCOPE_BY_TYPE } from './default-scope.ts';
 
 // Stage 1: input validation.
 export {
@@ -60,6 +57,7 @@ export type { ContextScan, StageSwitches } from './policy/scan-text.ts';
 export { SCREENING_PROFILES, screeningProfile } from './policy/screening-profile.ts';
 export type { ScreeningProfile, WriteContext } from './policy/screening-profile.ts';
 export { injectionModel, scoreWithModel } from './model/injection-model.ts';
+export { mulberry32 } from './seeded-random.ts';
 export type { InjectionModelData, ModelScore } from './model/injection-model.ts';
 export { LLM_INJECTION_FLAG, screenContent, uncertainData } from './policy/screen-content.ts';
 export type {

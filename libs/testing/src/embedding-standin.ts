@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mulberry32 } from '@engram/security-rules';
 
 /**
  * An OpenAI-compatible embeddings server for benches and tests: POST /v1/embeddings with
@@ -47,18 +48,6 @@ function fnv1a(s: string, seed = 0x811c9dc5): number {
   return h >>> 0;
 }
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Standard normal draws (Box-Muller). */
 function gaussian(r: () => number): () => number {
   let spare: number | undefined;
@@ -80,7 +69,7 @@ function gaussian(r: () => number): () => number {
 const AXIS_SCALE = Float64Array.from({ length: STANDIN_LATENT_DIMENSIONS }, (_, j) => (j + 1) ** -0.35);
 
 function latentDraw(seed: number): Float64Array {
-  const g = gaussian(rng(seed));
+  const g = gaussian(mulberry32(seed));
   const v = new Float64Array(STANDIN_LATENT_DIMENSIONS);
   for (let j = 0; j < v.length; j++) v[j] = g() * AXIS_SCALE[j]!;
   return v;
@@ -127,7 +116,7 @@ class Space {
   lift(dimensions: number): { projection: Float32Array; common: Float32Array } {
     let l = this.lifts.get(dimensions);
     if (l) return l;
-    const g = gaussian(rng(this.seed * 31 + dimensions));
+    const g = gaussian(mulberry32(this.seed * 31 + dimensions));
     const L = STANDIN_LATENT_DIMENSIONS;
     const projection = new Float32Array(dimensions * L);
     const scale = 1 / Math.sqrt(dimensions);
@@ -176,7 +165,7 @@ export function standInLatent(text: string, seed = 1): Float64Array {
 export function standInVector(text: string, dimensions: number, seed = 1): Float32Array {
   const z = standInLatent(text, seed);
   const { projection, common } = spaceOf(seed).lift(dimensions);
-  const noise = gaussian(rng(fnv1a(text, seed)));
+  const noise = gaussian(mulberry32(fnv1a(text, seed)));
   const noiseScale = NOISE_WEIGHT / Math.sqrt(dimensions);
   const L = STANDIN_LATENT_DIMENSIONS;
   const out = new Float32Array(dimensions);

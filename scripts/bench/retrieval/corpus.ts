@@ -3,6 +3,8 @@
  * preferences with services, error codes, file paths and people, so that both the vector and the
  * full-text channel have something to find, and queries built from one memory's words.
  */
+import { mulberry32 } from '@engram/security-rules';
+
 const SERVICES = [
   'payments',
   'billing',
@@ -68,23 +70,11 @@ const FIXES = [
 const PEOPLE = ['Ana', 'Bruno', 'Chen', 'Dara', 'Emeka', 'Farah', 'Goran', 'Hana', 'Ivo', 'Jun'];
 const FILES = ['pool.ts', 'client.go', 'retry.py', 'schema.sql', 'handler.rs', 'config.yaml', 'cache.ts'];
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 /** The i-th memory of the corpus (the same i always gives the same text). */
 export function memoryText(i: number): string {
-  const r = prng(i * 7919 + 17);
+  const r = mulberry32(i * 7919 + 17);
   const svc = pick(r, SERVICES);
   const code = `E${1000 + Math.floor(r() * 9000)}`;
   const file = `src/${svc}/${pick(r, FILES)}`;
@@ -100,7 +90,7 @@ export function memoryText(i: number): string {
 
 /** A query about memory i: a handful of its words, as a user would half-remember them. */
 export function queryText(i: number, seed: number): string {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const words = memoryText(i)
     .replace(/[;().,:]/g, ' ')
     .split(/\s+/)

@@ -1,11 +1,10 @@
+import { isMemoryType, type Scope } from '@engram/memory-model';
 import {
   DEFAULT_CONTENT_POLICY,
   DEFAULT_SCOPE_BY_TYPE,
-  isMemoryType,
   scanWriteInContext,
   screenContent,
   type InjectionClassifier,
-  type Scope,
 } from '@engram/security-rules';
 import type { Item } from './corpora.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Principal, Reader } from '@engram/auth';
-import type { StoredMemory } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import { consolidate } from '../src/domain/consolidation.ts';
 import type { MemoryLookup, ReadScreen, SimilarPair } from '../src/domain/ports.ts';
 

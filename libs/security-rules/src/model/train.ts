@@ -1,3 +1,4 @@
+import { mulberry32 } from '../seeded-random.ts';
 import { featuresOf, segmentsOf } from './features.ts';
 
 /**
@@ -43,17 +44,6 @@ interface Example {
   readonly features: readonly number[];
   readonly label: 0 | 1;
   weight: number;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Lower case, white space collapsed: how a carrier segment is recognised in another text. */

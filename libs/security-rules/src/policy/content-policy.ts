@@ -1,5 +1,5 @@
+import type { Scope } from '@engram/memory-model';
 import type { DetectionCategory } from '../detection.ts';
-import type { Scope } from '../scopes.ts';
 import { isPolicyAction, moreSevere, type PolicyAction } from './policy-action.ts';
 
 /** The per-category actions (CONTENT_POLICY_*), as configured. */

@@ -1,5 +1,5 @@
+import { isLowTrust, type Scope } from '@engram/memory-model';
 import type { Detection } from '../detection.ts';
-import type { Scope } from '../scopes.ts';
 import {
   ClassifierError,
   CLASSIFIER_REJECT_CONFIDENCE,
@@ -71,12 +71,10 @@ export interface ScreenResult<W extends ScannableWrite> {
   readonly modelScore: number;
 }
 
-const LOW_TRUST = new Set(['untrusted', 'unknown']);
-
 /** The specification's conditions for stage 4. */
 function classifierAllowed(ctx: ScreenContext, detections: readonly Detection[]): boolean {
   return (
-    LOW_TRUST.has(ctx.trustLevel) ||
+    isLowTrust(ctx.trustLevel) ||
     ctx.scope === 'agent-shared' ||
     ctx.scope === 'global' ||
     detections.some((d) => d.stage === 3)

@@ -1,3 +1,5 @@
+import { isLowTrust } from '@engram/memory-model';
+
 /**
  * What the screen knows about a write besides its text, and the profile it screens it with.
  *
@@ -34,13 +36,12 @@ export interface WriteContext {
   readonly channel?: string | undefined;
 }
 
-const LOW_TRUST = new Set(['untrusted', 'unknown']);
 const INSTRUCTION_TYPES = new Set(['procedural', 'control', 'strategy', 'reflection']);
 /** Memory types a model in a tool loop stores what it read as. */
 const RECORD_TYPES = new Set(['standard', 'episodic', 'semantic']);
 
 export function screeningProfile(ctx: WriteContext): ScreeningProfile {
-  if (!ctx.trustLevel || LOW_TRUST.has(ctx.trustLevel)) return 'data';
+  if (!ctx.trustLevel || isLowTrust(ctx.trustLevel)) return 'data';
   const type = ctx.memoryType ?? 'standard';
   if (INSTRUCTION_TYPES.has(type)) return 'instructions';
   if (ctx.channel === 'mcp' && RECORD_TYPES.has(type)) return 'data';

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
-import { DEFAULT_SCOPE_BY_TYPE, isMemoryType, MEMORY_TYPES } from '../memory-types.ts';
-import { SCOPES } from '../scopes.ts';
-import { TRUST_LEVELS } from '../trust-levels.ts';
+import { isMemoryType, MEMORY_TYPES, SCOPES, TRUST_LEVELS } from '@engram/memory-model';
+import { DEFAULT_SCOPE_BY_TYPE } from '../default-scope.ts';
 import { checkMetadata } from './check-metadata.ts';
 import { checkText, type TextRule } from './check-text.ts';
 import {

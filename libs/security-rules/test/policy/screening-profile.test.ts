@@ -1,10 +1,10 @@
+import type { Scope } from '@engram/memory-model';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_CONTENT_POLICY,
   scanWriteInContext,
   screenContent,
   screeningProfile,
-  type Scope,
   type WriteContext,
 } from '../../src/index.ts';
 

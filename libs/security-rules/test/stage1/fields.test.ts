@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { InvalidArgumentError } from '@engram/errors';
-import { assertValidWrite, MEMORY_TYPES, SCOPES, TRUST_LEVELS, validateWrite } from '../../src/index.ts';
+import { MEMORY_TYPES, SCOPES, TRUST_LEVELS } from '@engram/memory-model';
+import { assertValidWrite, validateWrite } from '../../src/index.ts';
 import { codes, limits, violationsOf, write } from './helpers.ts';
 
 describe('stage 1: request fields', () => {

@@ -1,5 +1,5 @@
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
-import type { StoredMemory } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
 import type { MemoryLookup, ReadScreen, SimilarPair } from './ports.ts';

@@ -1,6 +1,7 @@
 import type { Reader } from '@engram/auth';
-import type { Effectiveness, ReadContext, StoredMemory } from '@engram/memories';
+import type { Effectiveness, ReadContext } from '@engram/memories';
 import type { EngramError } from '@engram/errors';
+import type { StoredMemory } from '@engram/memory-model';
 import type { IngestInternalRequest } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Feature, NewFeature } from './feature-status.ts';
 import type { ProgressSession } from './progress-session.ts';

@@ -6,8 +6,8 @@ import {
   MEMORY_COLUMNS,
   memoryFromRow,
   type MemoryRow,
-  type StoredMemory,
 } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import type { MemoryLookup, SimilarPair } from '../domain/ports.ts';
 
 const VOTED = `exists (select 1 from memory_votes v where v.project_id = memories.project_id and v.memory_id = memories.id)`;

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Database } from '@engram/db';
 import { appendEvent } from '@engram/events';
-import { effectivenessScore, type Effectiveness } from '@engram/memories';
+import type { Effectiveness } from '@engram/memories';
+import { effectivenessScore } from '@engram/memory-model';
 import type { Actor, VoteInput, VoteRepository } from '../domain/ports.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { Scope } from '@engram/auth';
-import type { MemoryType } from '@engram/security-rules';
+import type { MemoryType, Scope } from '@engram/memory-model';
 import { DEFAULT_SCOPE_BY_TYPE } from '@engram/security-rules';
 
 /** Where the scope of a write without an explicit scope came from (recorded in the verdict). */

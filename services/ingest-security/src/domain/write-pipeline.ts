@@ -1,9 +1,9 @@
-import { actingAgent, decideWrite, type Principal, type Scope } from '@engram/auth';
+import { actingAgent, decideWrite, type Principal } from '@engram/auth';
 import { InvalidArgumentError, SecurityRejectedError } from '@engram/errors';
+import { isMemoryType, type Scope } from '@engram/memory-model';
 import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
 import {
   assertValidWrite,
-  isMemoryType,
   screenContent,
   type ClassifierEscalation,
   type ContentPolicy,

@@ -1,8 +1,9 @@
-import { contentRank, isContentTrust, type Principal, type Scope } from '@engram/auth';
+import { contentRank, type Principal } from '@engram/auth';
 import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext } from '@engram/grpc-kit';
+import { isScope, isTrustLevel, type Scope } from '@engram/memory-model';
 import type { ScanContentRequest, ScanContentResponse } from '@engram/proto/engram/ingest/v1/ingest';
-import { assertValidWrite, isScope, redact, screenContent } from '@engram/security-rules';
+import { assertValidWrite, redact, screenContent } from '@engram/security-rules';
 import type { PipelineSettings } from '../domain/write-pipeline.ts';
 
 /**
@@ -31,7 +32,7 @@ export async function scanContentHandler(
   if (!isScope(scope)) throw new InvalidArgumentError('unknown scope');
   let trustLevel: string = ctx.principal.trust;
   if (req.trust_level !== undefined && req.trust_level !== '') {
-    if (!isContentTrust(req.trust_level)) throw new InvalidArgumentError('unknown trust_level');
+    if (!isTrustLevel(req.trust_level)) throw new InvalidArgumentError('unknown trust_level');
     if (contentRank(req.trust_level) < contentRank(ctx.principal.trust)) trustLevel = req.trust_level;
   }
   const screened = await screenContent(

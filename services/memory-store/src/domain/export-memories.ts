@@ -1,8 +1,9 @@
 import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
+import { isMemoryType } from '@engram/memory-model';
 import type { StoredMemory } from './memory.ts';
 import type { ExportFilter, MemoryRepository } from './ports.ts';
-import { ID_MAX_LENGTH, isMemoryType, validateId } from '@engram/security-rules';
+import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 
 export const EXPORT_PAGE_SIZE = 500;
 

@@ -1,4 +1,4 @@
-export type { StoredMemory } from '@engram/memories';
+export type { StoredMemory } from '@engram/memory-model';
 
 /** The provenance written once with a memory (docs/architecture.md, The write path). */
 export interface ProvenanceRecord {

@@ -9,14 +9,14 @@ import {
 } from '@engram/errors';
 import { signV2, verifyMemory, type IntegrityStatus } from '@engram/integrity';
 import {
-  ID_MAX_LENGTH,
+  isLowTrust,
   isScope,
   isTrustLevel,
-  SHARED_WITH_MAX_ENTRIES,
-  validateId,
+  scopeWidth,
   type Scope,
   type TrustLevel,
-} from '@engram/security-rules';
+} from '@engram/memory-model';
+import { ID_MAX_LENGTH, SHARED_WITH_MAX_ENTRIES, validateId } from '@engram/security-rules';
 import type { StoredMemory } from './memory.ts';
 import type { MemoryRepository, Relabel } from './ports.ts';
 
@@ -38,8 +38,6 @@ export interface RelabelDeps {
 type RelabelOutcome =
   | { readonly memory: StoredMemory }
   | { readonly refused: Exclude<IntegrityStatus, 'valid'>; readonly author: string };
-
-const SCOPE_RANK: Record<Scope, number> = { 'agent-private': 0, 'agent-shared': 1, global: 2 };
 
 function validate(req: RelabelRequest): FieldViolation[] {
   const v: FieldViolation[] = [];
@@ -85,8 +83,8 @@ function targetLabel(
 function checkOwnerNarrowing(m: StoredMemory, t: { scope: Scope; trust: TrustLevel; shared: string[] }) {
   if (t.trust !== m.trust_level)
     throw new PermissionDeniedError('only a privileged key may relabel trust_level', 'TRUST_FORBIDDEN');
-  const from = SCOPE_RANK[m.scope as Scope] ?? 0;
-  const to = SCOPE_RANK[t.scope];
+  const from = scopeWidth(m.scope) ?? 0;
+  const to = scopeWidth(t.scope) ?? 0;
   const widensShares =
     m.scope === 'agent-shared' &&
     t.scope === 'agent-shared' &&
@@ -140,7 +138,7 @@ export async function relabelMemory(
         'trust_level may not exceed the trust of the API key',
         'TRUST_FORBIDDEN',
       );
-    if (t.scope === 'global' && contentRank(t.trust) === 0)
+    if (t.scope === 'global' && isLowTrust(t.trust))
       throw new PermissionDeniedError('untrusted or unknown content can never be global', 'SCOPE_FORBIDDEN');
     const label: Relabel = {
       scope: t.scope,

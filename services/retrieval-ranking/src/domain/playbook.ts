@@ -1,7 +1,8 @@
 import { actingAgent, readerOf, type Principal, type Reader } from '@engram/auth';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { ReadContext } from '@engram/memories';
-import { ID_MAX_LENGTH, isMemoryType, validateId } from '@engram/security-rules';
+import { isMemoryType, type MemoryType } from '@engram/memory-model';
+import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
 import { rankPlaybook, type PlaybookCandidate, type RankedEntry } from './playbook-ranking.ts';
 import {
   namespaceOf,
@@ -13,7 +14,12 @@ import {
 import { embedQuery } from './query-vector.ts';
 
 /** The memory types a playbook draws from unless the request names others. */
-export const PLAYBOOK_TYPES = ['strategy', 'reflection', 'procedural', 'control'] as const;
+export const PLAYBOOK_TYPES = [
+  'strategy',
+  'reflection',
+  'procedural',
+  'control',
+] as const satisfies readonly MemoryType[];
 
 export interface PlaybookQuery {
   readonly reader: Reader;

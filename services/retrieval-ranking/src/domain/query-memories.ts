@@ -2,12 +2,11 @@ import { actingAgent, readerOf, type Principal } from '@engram/auth';
 import type { Embedder } from '@engram/embeddings';
 import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { ReadContext, VerifiedReader } from '@engram/memories';
+import { isMemoryType, isScope } from '@engram/memory-model';
 import type { QueryInput } from './requests.ts';
 import {
   ENTITY_ID_MAX_LENGTH,
   ID_MAX_LENGTH,
-  isMemoryType,
-  isScope,
   SESSION_ID_MAX_LENGTH,
   validateId,
 } from '@engram/security-rules';

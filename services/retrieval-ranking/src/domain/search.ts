@@ -1,5 +1,5 @@
 import type { Reader } from '@engram/auth';
-import type { StoredMemory } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 
 /** A search inside what the reader may see (filters applied in SQL, before the LIMIT). */
 export interface SearchQuery {

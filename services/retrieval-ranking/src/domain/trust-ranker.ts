@@ -1,11 +1,5 @@
-import {
-  depthScore,
-  effectiveness01,
-  relevanceScore,
-  temporalDecay,
-  trustScore,
-  type RankingWeights,
-} from '@engram/ranking';
+import { effectiveness01 } from '@engram/memory-model';
+import { depthScore, relevanceScore, temporalDecay, trustScore, type RankingWeights } from '@engram/ranking';
 import type { ScoredMemory, SearchRepository } from './search.ts';
 
 /** ENABLE_TRUST_WEIGHTED_RANKING and RANKING_W_*. */

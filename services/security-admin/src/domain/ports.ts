@@ -1,4 +1,4 @@
-import type { StoredMemory } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import type { Position } from './cursor.ts';
 
 export interface AuditFilter {

@@ -1,5 +1,6 @@
 import type { Database } from '@engram/db';
-import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow, type StoredMemory } from '@engram/memories';
+import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+import type { StoredMemory } from '@engram/memory-model';
 import type { Position } from '../domain/cursor.ts';
 import type { AuditEntry, AuditFilter, SecurityReadRepository } from '../domain/ports.ts';
 

@@ -1,4 +1,8 @@
-/** A memory as the store keeps it (domain shape; storage rows stay private to storage/). */
+/**
+ * A memory as the store keeps it (domain shape; storage rows stay private to storage/). The
+ * vocabulary fields stay strings: a row is not re-validated on read, and a reader that needs the
+ * narrow type checks it with isMemoryType, isScope or isTrustLevel.
+ */
 export interface StoredMemory {
   readonly id: string;
   readonly project_id: string;

@@ -1,7 +1,8 @@
+import { MEMORY_TYPES, SCOPES } from '@engram/memory-model';
 import assert from 'node:assert/strict';
-import { DEFAULT_SCOPE_BY_TYPE, MEMORY_TYPES, SCOPES, TRUST_LEVELS } from '../src/index.ts';
+import { DEFAULT_SCOPE_BY_TYPE } from '../src/index.ts';
 
-describe('vocabulary', () => {
+describe('default scope by memory type', () => {
   it('has a default scope for every memory type, and never agent-shared', () => {
     assert.equal(MEMORY_TYPES.length, 9);
     for (const t of MEMORY_TYPES) {
@@ -15,9 +16,5 @@ describe('vocabulary', () => {
       MEMORY_TYPES.filter((t) => DEFAULT_SCOPE_BY_TYPE[t] === 'agent-private'),
       ['standard', 'progress', 'episodic'],
     );
-  });
-
-  it('orders trust labels lowest first', () => {
-    assert.deepEqual([...TRUST_LEVELS], ['untrusted', 'unknown', 'internal', 'privileged', 'system']);
   });
 });
