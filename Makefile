@@ -51,7 +51,7 @@ lint: install ## Lint, format check, buf lint, import cycles, strict type check
 	npx tsc -p tsconfig.json
 	npx eslint --max-warnings 0 .
 	npx prettier --check . --log-level warn
-	npx madge --circular --extensions ts --ts-config tsconfig.json libs services scripts test
+	npx madge --circular --extensions ts --ts-config tsconfig.json --exclude '/dist/' libs services scripts test
 
 docs: install ## Regenerate docs/configuration.md, docs/metrics.md and docs/openapi.json (settings schema, metrics catalogue, protos)
 	$(TSX) scripts/gen-config-docs.ts > docs/configuration.md
@@ -109,6 +109,9 @@ train-injection-model: install ## Train the learned injection signal on the dev 
 
 reliability: build ## Long fault tests (PostgreSQL, NATS, Redis, replicas, full disk, 10-min soak) on private servers; figures into docs/reliability.md
 	scripts/reliability
+
+image-rehearsal: install ## The image's whole build stage from nothing (npm ci from the lock, tsc -b, prune) in an empty folder, then run as uid 1000
+	deploy/image/rehearse
 
 clean: ## Remove the embedded data directory
 	rm -rf data

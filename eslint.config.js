@@ -34,6 +34,17 @@ export default tseslint.config(
     },
   },
   {
+    // mocha loads its reporter with require(): CommonJS, no type information.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { process: 'readonly', require: 'readonly', module: 'writable' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // A library never imports a service: services compose libraries, not the other way round
     // (docs/architecture.md, Folders and what they may import). Library tests may, to check agreement.
     files: ['libs/*/src/**/*.ts'],

@@ -15,12 +15,16 @@ interface ErrorBody {
   error: { status: number; reason: string; details: { field_violations?: { field: string }[] }[] };
 }
 
-const SESSION = 'migration-2500';
-const SESSION_SIZE = 2500;
+/**
+ * Timelines used to stop at 1,000 rows with an empty cursor: the session is longer than that. The
+ * entity's walk checks the default page size and the oldest-first order, for which 250 rows will do.
+ */
+const SESSION = 'migration-1100';
+const SESSION_SIZE = 1100;
 /** The last 100 memories of the session carry no sequence_number: they come last. */
-const NUMBERED = 2400;
+const NUMBERED = 1000;
 const ENTITY = 'ledger-cluster';
-const ENTITY_SIZE = 1050;
+const ENTITY_SIZE = 250;
 const NO_RATE_LIMITS = { RATE_LIMIT_PROJECT_PER_MINUTE: '1000000', RATE_LIMIT_AGENT_PER_MINUTE: '1000000' };
 
 /** Stores items through POST /memories/add_batch, 100 per request (the real write path); their ids. */
@@ -80,7 +84,7 @@ for (const engine of ENGINES) {
     before(async () => {
       t = await startTestEngram(engine, NO_RATE_LIMITS);
       historian = await t.admin.createKey({ trust_level: 'internal', bound_agent_id: 'historian' });
-      // Stored out of order (a permutation of 0..2499), two memories per sequence number, the
+      // Stored out of order (a permutation of 0..1099), two memories per sequence number, the
       // unnumbered ones mixed in: timeline order is not insertion order.
       const session = Array.from({ length: SESSION_SIZE }, (_, k) => {
         const i = (k * 7919) % SESSION_SIZE;
@@ -110,7 +114,7 @@ for (const engine of ENGINES) {
     const sessionPath = `/memories/typed/episodic/session/${SESSION}`;
     const entityPath = `/memories/typed/semantic/entity/${ENTITY}`;
 
-    it('walks a 2,500-memory session in full pages, each memory exactly once and in timeline order', async () => {
+    it('walks a 1,100-memory session in full pages, each memory exactly once and in timeline order', async () => {
       for (const pageSize of [200, 70]) {
         const pages = await walk(historian, sessionPath, pageSize);
         assertPageShape(pages, pageSize, SESSION_SIZE);
@@ -128,7 +132,7 @@ for (const engine of ENGINES) {
       }
     });
 
-    it('defaults to pages of 100 and walks an entity of 1,050 memories oldest first', async () => {
+    it('defaults to pages of 100 and walks an entity of 250 memories oldest first', async () => {
       const first = await historian.get<PageBody>(`${sessionPath}?agent_id=historian`);
       assert.equal(first.status, 200, first.text);
       assert.equal(first.body.memories.length, 100);

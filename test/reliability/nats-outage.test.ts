@@ -8,7 +8,8 @@ import {
   printFailureLogs,
   runLoad,
   sleep,
-  startFaultSuite,
+  faultSuiteForTest,
+  releaseFaultSuite,
   tally,
   timed,
   uniqueContent,
@@ -57,10 +58,10 @@ describe('reliability: NATS stopped under a write load', function () {
   let errors = new Map<string, string[]>();
 
   before(async () => {
-    suite = await startFaultSuite();
+    suite = await faultSuiteForTest();
     errors = collectErrors(suite.engram);
   });
-  after(() => suite?.stop());
+  after(() => releaseFaultSuite(suite));
   afterEach(function () {
     if (this.currentTest?.state === 'failed') printFailureLogs(suite, errors);
   });

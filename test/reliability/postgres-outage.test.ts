@@ -8,7 +8,8 @@ import {
   percentile,
   runLoad,
   sleep,
-  startFaultSuite,
+  faultSuiteForTest,
+  releaseFaultSuite,
   tally,
   timed,
   uniqueContent,
@@ -53,7 +54,7 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
   let idle: { socket: Socket; since: number; first: string } | undefined;
 
   before(async () => {
-    suite = await startFaultSuite();
+    suite = await faultSuiteForTest();
     ({ pg, engram } = suite);
     for (const p of engram.processes.values()) errors.set(p.name, collectLines(p, /"level":"(error|fatal)"/));
     const url = new URL(engram.baseUrl);
@@ -64,7 +65,7 @@ describe('reliability: PostgreSQL restarted and stopped under a 32-client write 
 
   after(async () => {
     idle?.socket.destroy();
-    await suite?.stop();
+    await releaseFaultSuite(suite);
   });
 
   afterEach(function () {

@@ -9,7 +9,8 @@ import {
   printFailureLogs,
   processStats,
   runLoad,
-  startFaultSuite,
+  faultSuiteForTest,
+  releaseFaultSuite,
   sleep,
   tally,
   timed,
@@ -73,10 +74,10 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
   let errors = new Map<string, string[]>();
 
   before(async () => {
-    suite = await startFaultSuite({ redis: true });
+    suite = await faultSuiteForTest();
     errors = collectErrors(suite.engram);
   });
-  after(() => suite?.stop());
+  after(() => releaseFaultSuite(suite));
   afterEach(function () {
     if (this.currentTest?.state === 'failed') printFailureLogs(suite, errors);
   });

@@ -211,6 +211,32 @@ export async function startFaultSuite(
   }
 }
 
+let shared: Promise<FaultSuite> | undefined;
+
+/**
+ * The suite a fault test runs on. In `make test` the NATS, PostgreSQL and soak tests share one (with
+ * Redis, limits out of the way), started by the first that asks and stopped after the run's last
+ * test: each fault is survived by the same processes the next test then loads, and two starts of six
+ * processes are saved. `make reliability` starts one per test, so that each figure comes from fresh
+ * processes. Pair with releaseFaultSuite.
+ */
+export function faultSuiteForTest(): Promise<FaultSuite> {
+  if (LONG) return startFaultSuite({ redis: true });
+  shared ??= startFaultSuite({ redis: true });
+  return shared;
+}
+
+/** Stops a suite of faultSuiteForTest when it is the test's own (the shared one is stopped last). */
+export async function releaseFaultSuite(suite: FaultSuite | undefined): Promise<void> {
+  if (LONG) await suite?.stop();
+}
+
+// A root hook: runs once, after every test of the run.
+after(async () => {
+  const suite = await shared?.catch(() => undefined);
+  await suite?.stop();
+});
+
 /** Prints the error lines of every process and the database's tail (for a failed test). */
 export function printFailureLogs(suite: FaultSuite | undefined, errors: Map<string, string[]>): void {
   for (const [name, lines] of errors)

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openDatabase, type Database } from '@engram/db';
 import type { TestEngine } from './engines.ts';
+import { freshPgliteDir } from './pglite-template.ts';
 import { createTestDatabase } from './postgres.ts';
 
 export interface EngineDatabase {
@@ -10,19 +14,21 @@ export interface EngineDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh, empty database on the engine: a new PostgreSQL database or an in-memory PGlite. */
+/** A fresh, empty database on the engine: a new PostgreSQL database or a new PGlite cluster. */
 export async function openEngineDatabase(
   engine: TestEngine,
   options: { poolMax?: number } = {},
 ): Promise<EngineDatabase> {
   const pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const db = await openDatabase(pg ? { url: pg.url, ...options } : { dataDir: 'memory://' });
+  const dir = pg ? undefined : await freshPgliteDir(mkdtempSync(join(tmpdir(), 'engram-pglite-')));
+  const db = await openDatabase(pg ? { url: pg.url, ...options } : { dataDir: dir! });
   return {
     db,
     url: pg?.url,
     close: async () => {
       await db.close();
       await pg?.drop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

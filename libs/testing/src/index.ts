@@ -1,6 +1,7 @@
 export { ENGINES } from './engines.ts';
 export type { TestEngine } from './engines.ts';
 export { openEngineDatabase } from './engine-database.ts';
+export { freshPgliteDir } from './pglite-template.ts';
 export type { EngineDatabase } from './engine-database.ts';
 export { ApiClient } from './http-client.ts';
 export type { ApiResponse } from './http-client.ts';

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEngramConfig } from '@engram/config';
 import { createLogger } from '@engram/logger';
-import { ApiClient, createTestDatabase, type TestDatabase, type TestEngine } from '@engram/testing';
+import {
+  ApiClient,
+  createTestDatabase,
+  freshPgliteDir,
+  type TestDatabase,
+  type TestEngine,
+} from '@engram/testing';
 import { startEmbedded, type Embedded } from './embedded.ts';
 
 export interface TestEngram {
@@ -33,6 +39,7 @@ export async function startTestEngram(
   const adminKey = 'egk_test_' + randomBytes(24).toString('base64url');
   const integrityKey = randomBytes(32).toString('base64url');
   const database = engine === 'postgres' ? await createTestDatabase() : undefined;
+  if (!database && !env.DATABASE_URL) await freshPgliteDir(join(dataDir, 'pglite'));
   const config = loadEngramConfig({
     ENGRAM_DATA_DIR: dataDir,
     ENGRAM_HTTP_PORT: '0',

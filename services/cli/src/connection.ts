@@ -6,9 +6,12 @@
  *   --key KEY         (ENGRAM_API_KEY, else SERVICE_API_KEY)
  * It also turns gRPC failures into one-line messages and exit statuses: UNAVAILABLE, DEADLINE_EXCEEDED
  * and UNAUTHENTICATED are 3 (cannot reach Engram, or the key is not accepted), the rest 1.
+ * @engram/grpc-kit (with the tracing it brings, about 0.3 s to load) is loaded when a verb connects,
+ * so that `--help` and usage errors answer at once.
  */
 import { Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
-import { createClient, decodeStatusDetails, isServiceError, unary } from '@engram/grpc-kit';
+import type * as GrpcKitModule from '@engram/grpc-kit';
+import type { createClient, unary } from '@engram/grpc-kit';
 import { CliError, EXIT, type ExitStatus, usageError } from './exit.ts';
 
 export const DEFAULT_GRPC_ADDR = '127.0.0.1:50051';
@@ -30,6 +33,7 @@ export interface ConnectionSettings {
 }
 
 type Unary<Req, Res> = Parameters<typeof unary<Req, Res>>[0];
+type GrpcKit = typeof GrpcKitModule;
 
 /** An address and a key; clients made through it are closed together by close(). */
 export class Connection {
@@ -38,11 +42,12 @@ export class Connection {
   constructor(
     readonly address: string,
     private readonly apiKey: string,
+    private readonly kit: GrpcKit,
   ) {}
 
   /** A client of one service at the address. */
   client<C extends Client>(ctor: Parameters<typeof createClient<C>>[0]): C {
-    const c = createClient(ctor, this.address);
+    const c = this.kit.createClient(ctor, this.address);
     this.clients.push(c);
     return c;
   }
@@ -58,7 +63,7 @@ export class Connection {
   /** One unary call with this connection's metadata; a gRPC failure becomes a CliError. */
   async unary<Req, Res>(fn: Unary<Req, Res>, req: Req, timeoutMs?: number): Promise<Res> {
     try {
-      return await unary(fn, req, this.metadata(), timeoutMs);
+      return await this.kit.unary(fn, req, this.metadata(), timeoutMs);
     } catch (err) {
       throw this.failure(err);
     }
@@ -66,8 +71,13 @@ export class Connection {
 
   /** A CliError for a failed call: a one-line description and the exit status of its code. */
   failure(err: unknown): Error {
-    if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
-    return new CliError(describeGrpcError(err, this.address), grpcExitStatus(err.code));
+    if (!this.kit.isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
+    return new CliError(describeGrpcError(this.kit, err, this.address), grpcExitStatus(err.code));
+  }
+
+  /** The domain error a google.rpc.Status stands for (a batch item's refusal). */
+  errorOf(item: Parameters<GrpcKit['engramErrorOf']>[0]): ReturnType<GrpcKit['engramErrorOf']> {
+    return this.kit.engramErrorOf(item);
   }
 
   close(): void {
@@ -77,11 +87,11 @@ export class Connection {
 }
 
 /** The connection of a verb's settings; a missing key is a usage error (exit 2). */
-export function connect(settings: ConnectionSettings, usage: string): Connection {
+export async function connect(settings: ConnectionSettings, usage: string): Promise<Connection> {
   const key = settings.key ?? process.env.ENGRAM_API_KEY ?? process.env.SERVICE_API_KEY;
   if (!key) usageError('an API key is required: set ENGRAM_API_KEY or pass --key', usage);
   const address = settings.addr ?? process.env.ENGRAM_GRPC_ADDR ?? DEFAULT_GRPC_ADDR;
-  return new Connection(address, key);
+  return new Connection(address, key, await import('@engram/grpc-kit'));
 }
 
 /** Runs fn with a connection and closes it however fn ends. */
@@ -90,7 +100,7 @@ export async function withConnection<T>(
   usage: string,
   fn: (conn: Connection) => Promise<T>,
 ): Promise<T> {
-  const conn = connect(settings, usage);
+  const conn = await connect(settings, usage);
   try {
     return await fn(conn);
   } finally {
@@ -109,8 +119,8 @@ export function grpcExitStatus(code: status): ExitStatus {
  * One line: the status message, the machine-readable reason and the field violations, e.g.
  * `request failed validation (VALIDATION_FAILED) - content: is required`.
  */
-export function describeGrpcError(err: ServiceError, address: string): string {
-  const d = decodeStatusDetails(err);
+function describeGrpcError(kit: GrpcKit, err: ServiceError, address: string): string {
+  const d = kit.decodeStatusDetails(err);
   // UNAVAILABLE without a reason: nothing answered (with one, Engram answered that a dependency is down).
   if (err.code === status.UNAVAILABLE && d.reason === undefined)
     return `cannot reach Engram at ${address}: ${oneLine(err.details)}`;

@@ -14,7 +14,6 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, withConnection, type Connection }
 import { EXIT, fail, messageOf } from '../../exit.ts';
 import { startProgress, type Progress } from '../../progress.ts';
 import { countLines, parseRow, RowError, sourceIdOf } from './import-rows.ts';
-import { engramErrorOf } from '@engram/grpc-kit';
 import { IngestServiceClient } from '@engram/proto/engram/ingest/v1/ingest';
 import type { Memory } from '@engram/proto/engram/memory/v1/memory';
 
@@ -190,7 +189,7 @@ async function importLines(
       if (row.error !== undefined) recordFailure(row, 'INVALID_ROW', row.error);
       else if (!r) recordFailure(row, 'NO_RESULT', 'Engram returned no result for this row');
       else if (r.error) {
-        const refused = engramErrorOf(r.error);
+        const refused = conn.errorOf(r.error);
         recordFailure(row, refused.reason || refused.code, refused.message);
       } else if (r.deduplicated) summary.already_present += 1;
       else summary.imported += 1;
