@@ -66,7 +66,10 @@ check-docs: install ## Fail when docs/configuration.md, docs/metrics.md or docs/
 unit: install ## Unit tests only (no I/O)
 	$(MOCHA) 'libs/*/test/**/*.test.ts'
 
-test: install services lint check-generated check-docs build ## Every check and every test tier (what CI runs)
+# The checks and the build are independent (the type check reads sources, the build writes dist/):
+# two at a time, one lane per core, each target's output printed whole when it ends.
+test: install services ## Every check and every test tier (what CI runs)
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint check-generated check-docs build
 	scripts/run-tests
 	@[ "$$($(TREE_STATE))" = "$(TREE_BEFORE)" ] || { echo "make test changed the working tree:"; git status --short; exit 1; }
 

@@ -125,8 +125,8 @@ if (full || intact) {
 }
 
 for (const f of find('soak-')) {
-  const minutes = f.test.replace('soak-', '').replace('min', '');
-  out.push(`### Soak, ${minutes} minutes, ${String(f.clients)} clients`, '');
+  const minutes = Number(f.test.replace('soak-', '').replace('s', '')) / 60;
+  out.push(`### Soak, ${String(Math.round(minutes * 10) / 10)} minutes, ${String(f.clients)} clients`, '');
   out.push(
     `${String(f.requests)} requests ${json(f.by_op)}: ${json(f.outcomes)}, ${String(f.five_xx)} 5xx; ` +
       `p50 ${String(f.p50_ms)} ms, p99 ${String(f.p99_ms)} ms.`,

@@ -21,19 +21,19 @@ import {
 
 const CLIENTS = 8;
 /**
- * 10 minutes for `make reliability`, a minute in `make test`; ENGRAM_SOAK_MINUTES sets another length
+ * 10 minutes for `make reliability`, 40 s in `make test`; ENGRAM_SOAK_MINUTES sets another length
  * (a longer run shows whether memory settles).
  */
 const DURATION_MS = process.env.ENGRAM_SOAK_MINUTES
   ? Number(process.env.ENGRAM_SOAK_MINUTES) * 60_000
   : LONG
     ? 600_000
-    : 60_000;
-/** Measurement starts after the warm-up (JIT, pools, caches): minute 2, or 20 s of the short run. */
-const WARMUP_MS = LONG ? 120_000 : 20_000;
+    : 40_000;
+/** Measurement starts after the warm-up (JIT, pools, caches): minute 2, or 15 s of the short run. */
+const WARMUP_MS = LONG ? 120_000 : 15_000;
 /**
  * Whether the run is long enough for V8's collection cycles (minutes) to repeat within it: only then
- * can resident memory be judged for a plateau. A one-minute run is still in the first cycle, where
+ * can resident memory be judged for a plateau. The short run is still in the first cycle, where
  * RSS climbs until the first full collection; it is held to bounded growth of its floor instead.
  */
 const CYCLES = DURATION_MS >= 300_000;
@@ -82,7 +82,7 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
     if (this.currentTest?.state === 'failed') printFailureLogs(suite, errors);
   });
 
-  it(`stays flat for ${DURATION_MS / 60_000} min: memory, descriptors, p99, and no 5xx`, async () => {
+  it(`stays flat for ${DURATION_MS / 1000} s: memory, descriptors, p99, and no 5xx`, async () => {
     const { engram } = suite;
     const keys: ApiClient[] = [];
     for (let c = 0; c < CLIENTS; c++)
@@ -199,7 +199,7 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
         fds_max: Math.max(...measured.map((s) => s.stats[name]!.fds)),
       };
     }
-    recordFigures(`soak-${DURATION_MS / 60_000}min`, {
+    recordFigures(`soak-${Math.round(DURATION_MS / 1000)}s`, {
       clients: CLIENTS,
       requests: outcomes.length,
       by_op: Object.fromEntries(
@@ -227,7 +227,7 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
     assert.deepEqual(failures.slice(0, 5), [], `no 5xx and no dropped connection: ${JSON.stringify(counts)}`);
     assert.ok(ok >= outcomes.length * 0.98, `nearly every request succeeds: ${JSON.stringify(counts)}`);
     for (const [name, g] of Object.entries(growth)) {
-      // Within V8's first sizing cycle (the one-minute run of make test) the floor of resident memory
+      // Within V8's first sizing cycle (the short run of make test) the floor of resident memory
       // rises as V8 grows its spaces, leak or not (a fresh-clone run saw ingest-security's rise from
       // 147.6 to 185.9 MiB in that minute); there the peak bound, the live heap and the descriptors
       // below are the signals. The long run must also plateau.
