@@ -46,6 +46,8 @@ const NUMBER_WORDS: Record<string, number> = {
 };
 /** First month (0-11) of each meteorological season of the northern hemisphere, three months long. */
 const SEASON_START: Record<string, number> = { spring: 2, summer: 5, autumn: 8, fall: 8, winter: 11 };
+/** early, mid and late of a season: its first, second or third month. */
+const PART_OFFSET: Record<string, number> = { early: 0, mid: 1, late: 2 };
 
 const FULL_MONTH = '(january|february|march|april|may|june|july|august|september|october|november|december)';
 const ANY_MONTH = `(${FULL_MONTH.slice(1, -1)}|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?`;
@@ -99,26 +101,44 @@ function partOfMonth(part: string, y: number, m: number): DateInterval {
   return { start: utcDate(y, m, from), end: utcDate(y, m, to) };
 }
 
-function season(name: string, which: string | undefined, part: string | undefined, year: string | undefined, asOf: Date): DateInterval {
+/**
+ * A season, named by the year it starts in (winter 2024 runs from December 2024 to February 2025):
+ * "last" is the latest that has ended, "next" the first that has not begun, "this" the one of this
+ * year (in January or February, the winter that began in December), a bare one the latest that has
+ * begun. early, mid and late narrow it to its first, second or third month.
+ */
+function season(
+  name: string,
+  which: string | undefined,
+  part: string | undefined,
+  year: string | undefined,
+  asOf: Date,
+): DateInterval {
   const first = SEASON_START[name.toLowerCase()]!;
   const instance = (y: number) => monthsInterval(y, first, 3);
   const today = startOfDay(asOf);
   let y = asOf.getUTCFullYear();
   const w = which?.toLowerCase();
-  if (year !== undefined) y = Number(year);
-  else if (w === 'last') while (instance(y).end > today) y--;
-  else if (w === 'next') {
+  if (year !== undefined) {
+    y = Number(year);
+  } else if (w === 'last') {
+    while (instance(y).end > today) y--;
+  } else if (w === 'next') {
     y -= 1;
     while (instance(y).start <= today) y++;
   } else if (w === 'this') {
     if (first === 11 && asOf.getUTCMonth() <= 1) y--;
-  } else while (instance(y).start > today) y--;
+  } else {
+    while (instance(y).start > today) y--;
+  }
   if (part === undefined) return instance(y);
-  const offset = { early: 0, mid: 1, late: 2 }[part.toLowerCase()] ?? 0;
-  return monthInterval(y, first + offset);
+  return monthInterval(y, first + (PART_OFFSET[part.toLowerCase()] ?? 0));
 }
 
-/** Most recent day with that weekday (0 Sunday) before `asOf`'s day, or on it when `today` is allowed. */
+/**
+ * A weekday (0 Sunday): "last" the latest before today, "on" the latest up to today, "this" the one
+ * of this ISO week, "next" the first after today.
+ */
 function weekday(which: string, target: number, asOf: Date): DateInterval {
   const today = startOfDay(asOf);
   const dow = today.getUTCDay();
@@ -240,7 +260,7 @@ const MATCHERS: readonly { readonly re: RegExp; readonly resolve: Resolve }[] = 
     },
   },
   {
-    re: re(`(?:(in|during|since)\\s+)?((?:19|20)\\d{2})(?![0-9a-z:-])`),
+    re: re(`(?:(in|during)\\s+)?((?:19|20)\\d{2})(?![0-9a-z:-])`),
     resolve: (m, _asOf, text, at) =>
       m[1] !== undefined || afterCapitalisedWord(text, at) ? yearInterval(Number(m[2])) : undefined,
   },
