@@ -30,7 +30,7 @@ export function memoryDate(m: Pick<StoredMemory, 'metadata' | 'created_at'>): Da
  * widens each interval after its end: a conversation tells of a day after it happened.
  * stripFromLexical drops the words that dated the question ("last", "May") from the lexical query.
  */
-export const TEMPORAL_FUSION = Object.freeze({ weight: 0.3, slackDays: 0, stripFromLexical: false });
+export const TEMPORAL_FUSION = Object.freeze({ weight: 0.5, slackDays: 0, stripFromLexical: false });
 
 export interface TemporalFusionSettings {
   readonly weight: number;
