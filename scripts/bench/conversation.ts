@@ -264,7 +264,9 @@ function tune(r: PartResult): string[] {
  */
 function tuneTime(r: PartResult): string[] {
   const dated = r.rows.filter((x) => x.reading).length;
-  const out = [`temporal grid (${dated} of ${r.rows.length} questions read dates): weight: recall@10 all/temporal/dated`];
+  const out = [
+    `temporal grid (${dated} of ${r.rows.length} questions read dates): weight: recall@10 all/temporal/dated`,
+  ];
   const dateOf = (id: string) => r.dateOfTurn.get(id);
   for (const strip of [false, true]) {
     for (const slackDays of [0, 7, 14, 30]) {

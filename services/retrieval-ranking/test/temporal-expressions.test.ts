@@ -151,7 +151,7 @@ describe('readTemporal: dates in a question, resolved against as_of', () => {
   it('reads nothing in questions without dates, and leaves the verbs and habits alone', () => {
     for (const q of [
       'What does E4711 mean?',
-      "On what date did Theo sit his last exam?",
+      'On what date did Theo sit his last exam?',
       "What is Maya's married last name?",
       'Which day of the week is the bakery shut?',
       'May I ask what the venue costs?',
@@ -168,7 +168,10 @@ describe('readTemporal: dates in a question, resolved against as_of', () => {
     const r = readTemporal('What did I do last May?', new Date(FRI));
     assert.equal(r?.rest, 'What did I do ?');
     assert.deepEqual(
-      days('How did the guest count change between late June and the caterer deadline in September?', '2025-11-01T00:00:00Z'),
+      days(
+        'How did the guest count change between late June and the caterer deadline in September?',
+        '2025-11-01T00:00:00Z',
+      ),
       [
         ['2025-06-21', '2025-06-30'],
         ['2025-09-01', '2025-09-30'],

@@ -47,7 +47,10 @@ describe('memoryDate', () => {
   const created_at = new Date('2026-01-01T00:00:00Z');
   it('reads occurred_at, then session_date, then created_at', () => {
     assert.equal(
-      memoryDate({ metadata: { occurred_at: '2025-05-09', session_date: '2024-01-01T00:00:00Z' }, created_at }).toISOString(),
+      memoryDate({
+        metadata: { occurred_at: '2025-05-09', session_date: '2024-01-01T00:00:00Z' },
+        created_at,
+      }).toISOString(),
       '2025-05-09T00:00:00.000Z',
     );
     assert.equal(

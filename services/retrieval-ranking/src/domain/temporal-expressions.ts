@@ -52,7 +52,8 @@ const PART_OFFSET: Record<string, number> = { early: 0, mid: 1, late: 2 };
 const FULL_MONTH = '(january|february|march|april|may|june|july|august|september|october|november|december)';
 const ANY_MONTH = `(${FULL_MONTH.slice(1, -1)}|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?`;
 const WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
-const NUMBER = '(\\d{1,3}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
+const NUMBER =
+  '(\\d{1,3}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 const YEAR = '(\\d{4})';
 /** Ends a word: no letter, digit or time colon follows. */
@@ -187,13 +188,11 @@ const MATCHERS: readonly { readonly re: RegExp; readonly resolve: Resolve }[] = 
   },
   {
     re: re(`(?:on\\s+)?${ANY_MONTH}\\s+${DAY}(?:,?\\s+${YEAR})?${END}`),
-    resolve: (m, asOf) =>
-      verb(m[1]!) ? undefined : calendarDay(month(m[1]!), Number(m[2]), m[3], asOf),
+    resolve: (m, asOf) => (verb(m[1]!) ? undefined : calendarDay(month(m[1]!), Number(m[2]), m[3], asOf)),
   },
   {
     re: re(`(?:on\\s+)?(?:the\\s+)?${DAY}\\s+(?:of\\s+)?${ANY_MONTH}(?:,?\\s+${YEAR})?${END}`),
-    resolve: (m, asOf) =>
-      verb(m[2]!) ? undefined : calendarDay(month(m[2]!), Number(m[1]), m[3], asOf),
+    resolve: (m, asOf) => (verb(m[2]!) ? undefined : calendarDay(month(m[2]!), Number(m[1]), m[3], asOf)),
   },
   {
     re: re(
@@ -211,7 +210,10 @@ const MATCHERS: readonly { readonly re: RegExp; readonly resolve: Resolve }[] = 
       const y = asOf.getUTCFullYear();
       const now = asOf.getUTCMonth();
       const w = m[1]!.toLowerCase();
-      return monthInterval(w === 'this' ? y : w === 'last' ? (now > mo ? y : y - 1) : now < mo ? y : y + 1, mo);
+      return monthInterval(
+        w === 'this' ? y : w === 'last' ? (now > mo ? y : y - 1) : now < mo ? y : y + 1,
+        mo,
+      );
     },
   },
   {
@@ -239,7 +241,11 @@ const MATCHERS: readonly { readonly re: RegExp; readonly resolve: Resolve }[] = 
     re: re(`(yesterday|last\\s+night|today|tonight|tomorrow)${END}`),
     resolve: (m, asOf) => {
       const w = m[1]!.toLowerCase();
-      return relativeUnit('day', w === 'tomorrow' ? 1 : w === 'yesterday' || w.startsWith('last') ? -1 : 0, asOf);
+      return relativeUnit(
+        'day',
+        w === 'tomorrow' ? 1 : w === 'yesterday' || w.startsWith('last') ? -1 : 0,
+        asOf,
+      );
     },
   },
   {
