@@ -2,7 +2,8 @@
  * `make bench-conversation`: recall of the evidence turns on Engram's conversational benchmark
  * (scripts/bench/retrieval/conversations, see its DATA-CARD.md). Every turn is stored as one memory
  * through the gateway (one namespace per conversation, the session date in metadata), then every
- * question is asked four ways:
+ * question is asked four ways, each with as_of = the question's asked_at (the reference time of
+ * "last May" or "yesterday" in it):
  *   query          the vector channel (/memories/query)
  *   lexical        the lexical channel alone (Okapi BM25 on the write-time index, called directly)
  *   hybrid         /memories/hybrid_query (fusion with the constants frozen in HYBRID_FUSION)
@@ -12,14 +13,23 @@
  *   BENCH_PARTS=tuning        parts to run: tuning (default) or sealed; sealed is reported, never tuned on
  *   BENCH_EMBEDDER=hash       hash (default) or standin (the OpenAI-compatible stand-in, 384 dimensions)
  *   BENCH_ENGINE=pglite       pglite (default) or postgres
- *   BENCH_TUNE=1              also print recall@10 of offline fusions over a grid of k and weights
+ *   BENCH_TUNE=1              also print recall@10 of offline fusions over a grid of k and weights,
+ *                             and of the temporal list over a grid of its weight, slack and lexical
+ *                             stripping (TEMPORAL_FUSION)
  * Prints a markdown report for docs/benchmarks.md.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { reciprocalRankFusion } from '@engram/ranking';
-import { HYBRID_FUSION, lexicalSearch } from '@engram/retrieval-ranking';
+import {
+  fuseInTime,
+  HYBRID_FUSION,
+  lexicalSearch,
+  readTemporal,
+  TEMPORAL_FUSION,
+  type TemporalReading,
+} from '@engram/retrieval-ranking';
 import { EmbeddingStandIn } from '@engram/testing';
 import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
 
@@ -109,6 +119,7 @@ function recall(rows: { evidence: string[]; ranked: string[] }[], k: number): nu
 async function runPart(t: TestEngram, part: string, dimensions: number) {
   const { conversations, questions } = loadPart(part);
   const turnOf = new Map<string, string>();
+  const dateOfTurn = new Map<string, Date>();
   const docsByConv = new Map<string, { id: string; text: string }[]>();
   for (const c of conversations) {
     const docs: { id: string; text: string }[] = [];
@@ -130,6 +141,7 @@ async function runPart(t: TestEngram, part: string, dimensions: number) {
       res.body.results.forEach((r, j) => {
         if (!r.id) throw new Error(`write failed: ${JSON.stringify(r)}`);
         turnOf.set(r.id, slice[j]!.metadata.turn_id);
+        dateOfTurn.set(slice[j]!.metadata.turn_id, new Date(slice[j]!.metadata.session_date));
         docs.push({ id: slice[j]!.metadata.turn_id, text: slice[j]!.content });
       });
     }
@@ -138,9 +150,35 @@ async function runPart(t: TestEngram, part: string, dimensions: number) {
   const bm25 = new Map([...docsByConv].map(([c, d]) => [c, plainBm25(d)]));
   const knex = t.engram.platform.db.knex;
   const turns = (ms: { id: string }[]) => ms.map((m) => turnOf.get(m.id)!);
-  const rows: { q: Question; lists: Lists }[] = [];
+  const rows: {
+    q: Question;
+    lists: Lists;
+    reading: TemporalReading | undefined;
+    lexicalRest: string[] | undefined;
+  }[] = [];
+  const lexical = async (namespace: string, text: string) =>
+    turns(
+      await lexicalSearch(
+        knex,
+        {
+          reader: { projectId: 'default', agentId: 'assistant', seesAll: false },
+          namespace,
+          vector: Array.from({ length: dimensions }, (_, i) => (i === 0 ? 1 : 0)),
+          text,
+          memoryTypes: [],
+          scopes: [],
+          authors: [],
+        },
+        DEPTH,
+      ),
+    );
   for (const q of questions) {
-    const body = { query: q.question, agent_id: 'assistant', namespace: q.conversation_id };
+    const body = {
+      query: q.question,
+      agent_id: 'assistant',
+      namespace: q.conversation_id,
+      as_of: q.asked_at,
+    };
     const vec = await t.admin.post<{ memories: { id: string }[] }>('/memories/query', {
       ...body,
       top_k: DEPTH,
@@ -150,30 +188,22 @@ async function runPart(t: TestEngram, part: string, dimensions: number) {
       top_k: 10,
     });
     if (vec.status !== 200 || hyb.status !== 200) throw new Error(`query failed: ${vec.text} ${hyb.text}`);
-    const lex = await lexicalSearch(
-      knex,
-      {
-        reader: { projectId: 'default', agentId: 'assistant', seesAll: false },
-        namespace: q.conversation_id,
-        vector: Array.from({ length: dimensions }, (_, i) => (i === 0 ? 1 : 0)),
-        text: q.question,
-        memoryTypes: [],
-        scopes: [],
-        authors: [],
-      },
-      DEPTH,
-    );
+    const reading = readTemporal(q.question, new Date(q.asked_at));
     rows.push({
       q,
       lists: {
         query: turns(vec.body.memories),
-        lexical: turns(lex),
+        lexical: await lexical(q.conversation_id, q.question),
         hybrid: turns(hyb.body.memories),
         bm25: bm25.get(q.conversation_id)!(q.question),
       },
+      reading,
+      // The lexical list without the words that dated the question, for the stripping grid.
+      lexicalRest:
+        reading && env.BENCH_TUNE === '1' ? await lexical(q.conversation_id, reading.rest) : undefined,
     });
   }
-  return { turns: turnOf.size, rows };
+  return { turns: turnOf.size, rows, dateOfTurn };
 }
 
 type PartResult = Awaited<ReturnType<typeof runPart>>;
@@ -227,6 +257,44 @@ function tune(r: PartResult): string[] {
   return out;
 }
 
+/**
+ * recall@10 of the frozen hybrid fusion plus the temporal list (fuseInTime), offline over the same
+ * candidate lists, for a grid of its weight, slack and lexical stripping (tuning only): all
+ * questions / temporal kind / questions that read dates.
+ */
+function tuneTime(r: PartResult): string[] {
+  const dated = r.rows.filter((x) => x.reading).length;
+  const out = [
+    `temporal grid (${dated} of ${r.rows.length} questions read dates): weight: recall@10 all/temporal/dated`,
+  ];
+  const dateOf = (id: string) => r.dateOfTurn.get(id);
+  for (const strip of [false, true]) {
+    for (const slackDays of [0, 7, 14, 30]) {
+      const cells: string[] = [];
+      for (const weight of [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1]) {
+        const ranked = r.rows.map((x) => ({
+          evidence: x.q.evidence,
+          kind: x.q.kind,
+          dated: x.reading !== undefined,
+          ranked: fuseInTime(
+            [x.lists.query, strip && x.lexicalRest ? x.lexicalRest : x.lists.lexical],
+            HYBRID_FUSION,
+            x.reading?.intervals,
+            dateOf,
+            { weight, slackDays },
+          ).fused.map((f) => f.id),
+        }));
+        const at10 = (rows: typeof ranked) => recall(rows, 10).toFixed(3);
+        cells.push(
+          `${weight}: ${at10(ranked)}/${at10(ranked.filter((x) => x.kind === 'temporal'))}/${at10(ranked.filter((x) => x.dated))}`,
+        );
+      }
+      out.push(`strip ${strip ? 'yes' : 'no '} slack ${slackDays}  ${cells.join('  ')}`);
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const parts = (env.BENCH_PARTS ?? 'tuning').split(',');
   const embedder = env.BENCH_EMBEDDER ?? 'hash';
@@ -258,11 +326,14 @@ async function main(): Promise<void> {
           ...table(r),
           '',
           `Fusion: k ${HYBRID_FUSION.k}, weights vector ${HYBRID_FUSION.weights[0]} / lexical ${HYBRID_FUSION.weights[1]}. ` +
+            `Dates in questions (as_of = asked_at): ${r.rows.filter((x) => x.reading).length} of ${r.rows.length} questions read one; ` +
+            `temporal list weight ${TEMPORAL_FUSION.weight}, slack ${TEMPORAL_FUSION.slackDays} days, ` +
+            `dating words ${TEMPORAL_FUSION.stripFromLexical ? 'dropped from' : 'kept in'} the lexical query. ` +
             `CPU of the whole run (writes, questions) ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s; load average ${loadavg()[0]!.toFixed(1)}.`,
           '',
         ];
         for (const l of lines) log(l);
-        if (env.BENCH_TUNE === '1' && part === 'tuning') for (const l of tune(r)) log(l);
+        if (env.BENCH_TUNE === '1' && part === 'tuning') for (const l of [...tune(r), ...tuneTime(r)]) log(l);
       } finally {
         await t.stop();
       }

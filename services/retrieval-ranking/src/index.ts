@@ -3,3 +3,7 @@ export { efSearch, HNSW_EF_SEARCH_MIN, nearestQuery } from './storage/search-rep
 export { lexicalSearch, PER_TERM_CANDIDATES, visibilityParts } from './storage/lexical-search.ts';
 export type { LexicalOptions } from './storage/lexical-search.ts';
 export { HYBRID_FUSION } from './domain/hybrid-search.ts';
+export { readTemporal } from './domain/temporal-expressions.ts';
+export type { TemporalReading } from './domain/temporal-expressions.ts';
+export { fuseInTime, inIntervals, MEMORY_DATE_KEYS, TEMPORAL_FUSION } from './domain/temporal-ranking.ts';
+export type { TemporalFusionSettings } from './domain/temporal-ranking.ts';

@@ -951,6 +951,10 @@ export interface LoadContextRequest {
   query?: string;
   token_budget?: number;
   namespace?: string;
+  /**
+   * Reference time (RFC 3339) of the dates in the query, as on QueryRequest; defaults to now.
+   */
+  as_of?: string;
 }
 
 /**
@@ -1013,6 +1017,12 @@ export interface QueryRequest {
   min_score?: number;
   session_id?: string;
   entity_id?: string;
+  /**
+   * Reference time (RFC 3339) of the dates in the query ("yesterday", "last May", "in March"):
+   * hybrid_query raises memories dated inside them (metadata.occurred_at or session_date, else
+   * created_at). Defaults to the server's clock.
+   */
+  as_of?: string;
 }
 
 /**

@@ -88,6 +88,13 @@ const recall = defineTool(
         .describe('Leave out memories less similar than this (0-1).'),
       session_id: z.string().min(1).optional().describe('Only memories of this session.'),
       entity_id: z.string().min(1).optional().describe('Only memories about this entity.'),
+      as_of: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'When the question is asked, RFC 3339 (e.g. 2025-11-20T10:00:00Z): dates in it such as "last May" or "two weeks ago" are read against it. Default: now.',
+        ),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },

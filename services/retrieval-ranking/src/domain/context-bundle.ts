@@ -3,6 +3,7 @@ import { InvalidArgumentError, type FieldViolation } from '@engram/errors';
 import type { ContextInput } from './requests.ts';
 import { estimateTokens } from '@engram/ranking';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
+import { datedQuestion, parseAsOf } from './as-of.ts';
 import { hybridSearch } from './hybrid-search.ts';
 import { namespaceOf, TOP_K_MAX, validateQueryText, type QueryDeps } from './query-memories.ts';
 import { embedQuery } from './query-vector.ts';
@@ -22,7 +23,7 @@ export interface ContextBundle {
   readonly allVerified: boolean;
 }
 
-function validate(req: ContextInput): FieldViolation[] {
+function validate(req: ContextInput): { violations: FieldViolation[]; asOf: Date | undefined } {
   const v = validateQueryText('query', req.query);
   if (req.agent_id !== '') v.push(...validateId('agent_id', req.agent_id, ID_MAX_LENGTH));
   if (!(req.token_budget >= 1 && req.token_budget <= TOKEN_BUDGET_MAX)) {
@@ -34,12 +35,13 @@ function validate(req: ContextInput): FieldViolation[] {
   }
   if (req.namespace !== undefined && req.namespace !== '')
     v.push(...validateId('namespace', req.namespace, ID_MAX_LENGTH));
-  return v;
+  const asOf = parseAsOf(req.as_of, v);
+  return { violations: v, asOf };
 }
 
 /**
  * Context bundle: the reader's best memories for the query (hybrid ranking, up to 100 candidates,
- * verified on read), packed in rank order into the token budget. A memory that does not fit is
+ * verified on read; dates in the query read against as_of), packed in rank order into the token budget. A memory that does not fit is
  * skipped and smaller later ones may still fill the rest. Tokens are counted with estimateTokens
  * (@engram/ranking) over the content, the same count that fills the budget and is reported.
  */
@@ -48,10 +50,11 @@ export async function loadContext(
   principal: Principal,
   req: ContextInput,
 ): Promise<ContextBundle> {
-  const violations = validate(req);
+  const { violations, asOf } = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
   const agentId = actingAgent(principal, req.agent_id);
   const vector = await embedQuery(deps, req.query);
+  const dated = datedQuestion(req.query, asOf ?? deps.now?.() ?? new Date());
   const candidates = !vector
     ? []
     : await hybridSearch(
@@ -60,7 +63,8 @@ export async function loadContext(
           reader: readerOf(principal, agentId),
           namespace: namespaceOf(req.namespace),
           vector,
-          text: req.query,
+          text: dated.lexicalText,
+          intervals: dated.intervals,
           memoryTypes: [],
           scopes: [],
           authors: [],

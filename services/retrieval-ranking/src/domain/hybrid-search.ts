@@ -1,7 +1,8 @@
 import type { ReadContext } from '@engram/memories';
-import { maxFusedScore, reciprocalRankFusion } from '@engram/ranking';
+import { maxFusedScore } from '@engram/ranking';
 import type { ScoredMemory, SearchQuery } from './search.ts';
 import { rankByTrust } from './trust-ranker.ts';
+import { fuseInTime, memoryDate } from './temporal-ranking.ts';
 import { candidatePool, type RankedMemory, type SearchDeps } from './vector-search.ts';
 
 const MAX_ATTEMPTS = 3;
@@ -17,7 +18,9 @@ export const HYBRID_FUSION = Object.freeze({ k: 3, weights: Object.freeze<number
  * (Okapi BM25, statistics over the rows the reader may see), both inside the reader's visibility in
  * SQL, verified on read, then fused by weighted reciprocal rank fusion (HYBRID_FUSION) over the
  * verified rows, so a
- * dropped row never holds a rank. With trust-weighted ranking the similarity term is the fused
+ * dropped row never holds a rank. A question that names dates (q.intervals) adds one more list, the
+ * candidates dated inside them in fused order (fuseInTime, TEMPORAL_FUSION); one without is fused
+ * as before. With trust-weighted ranking the similarity term is the fused
  * score normalised to [0, 1]. score stays cosine. When drops leave fewer than top_k rows while a
  * channel still had more, the pool doubles (at most three attempts).
  */
@@ -44,17 +47,21 @@ export async function hybridSearch(
     // Verified rows with the score each channel ranked them by (equal scores share a rank).
     const ranked = (list: readonly ScoredMemory[], score: (m: ScoredMemory) => number) =>
       list.filter((m) => byId.has(m.id)).map((m) => ({ id: m.id, score: score(m) }));
-    const fused = reciprocalRankFusion(
+    const { fused, weights } = fuseInTime(
       [ranked(vec, (m) => m.score), ranked(lex, (m) => m.lexicalScore ?? 0)],
-      HYBRID_FUSION.k,
-      HYBRID_FUSION.weights,
+      HYBRID_FUSION,
+      q.intervals,
+      (id) => {
+        const m = byId.get(id);
+        return m && memoryDate(m);
+      },
     );
     const exhausted = vec.length < pool && lex.length < pool;
     if (fused.length >= topK || exhausted || attempt >= MAX_ATTEMPTS) {
       const fusedScore = new Map(fused.map((f) => [f.id, f.score]));
       const ordered = fused.map((f) => byId.get(f.id)!);
       if (!deps.ranking?.enabled) return ordered.slice(0, topK);
-      const best = maxFusedScore(HYBRID_FUSION.weights, HYBRID_FUSION.k);
+      const best = maxFusedScore(weights, HYBRID_FUSION.k);
       const now = deps.now?.() ?? new Date();
       const ranked = await rankByTrust(
         deps.search,

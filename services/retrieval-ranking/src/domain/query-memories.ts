@@ -10,6 +10,7 @@ import {
   SESSION_ID_MAX_LENGTH,
   validateId,
 } from '@engram/security-rules';
+import { datedQuestion, parseAsOf } from './as-of.ts';
 import { hybridSearch } from './hybrid-search.ts';
 import { embedQuery } from './query-vector.ts';
 import type { SearchQuery, SearchRepository } from './search.ts';
@@ -26,7 +27,7 @@ export interface QueryDeps {
   readonly reader: VerifiedReader;
   /** Trust-weighted ranking; off when absent. */
   readonly ranking?: RankingSettings | undefined;
-  /** The clock of temporal decay (tests may pin it). */
+  /** The clock of temporal decay and of a query's dates without as_of (tests may pin it). */
   readonly now?: (() => Date) | undefined;
 }
 
@@ -45,7 +46,7 @@ export function validateQueryText(field: string, text: string): FieldViolation[]
   return [];
 }
 
-function validate(req: QueryInput): FieldViolation[] {
+function validate(req: QueryInput): { violations: FieldViolation[]; asOf: Date | undefined } {
   const v: FieldViolation[] = validateQueryText('query', req.query);
   if (req.top_k !== undefined && (req.top_k < 1 || req.top_k > TOP_K_MAX)) {
     v.push({ field: 'top_k', description: `must be between 1 and ${TOP_K_MAX}`, reason: 'INVALID_VALUE' });
@@ -67,7 +68,8 @@ function validate(req: QueryInput): FieldViolation[] {
   if (req.session_id !== undefined)
     v.push(...validateId('session_id', req.session_id, SESSION_ID_MAX_LENGTH));
   if (req.entity_id !== undefined) v.push(...validateId('entity_id', req.entity_id, ENTITY_ID_MAX_LENGTH));
-  return v;
+  const asOf = parseAsOf(req.as_of, v);
+  return { violations: v, asOf };
 }
 
 export function namespaceOf(ns: string | undefined): string {
@@ -86,16 +88,18 @@ async function prepare(
   req: QueryInput,
   route: string,
 ): Promise<Prepared | undefined> {
-  const violations = validate(req);
+  const { violations, asOf } = validate(req);
   if (violations.length > 0) throw new InvalidArgumentError('request failed validation', violations);
   const agentId = actingAgent(principal, req.agent_id);
   const vector = await embedQuery(deps, req.query);
   if (!vector) return undefined;
+  const dated = datedQuestion(req.query, asOf ?? deps.now?.() ?? new Date());
   const q: SearchQuery = {
     reader: readerOf(principal, agentId),
     namespace: namespaceOf(req.namespace),
     vector,
-    text: req.query,
+    text: dated.lexicalText,
+    intervals: dated.intervals,
     memoryTypes: req.memory_types,
     scopes: req.scopes,
     authors: req.agent_ids,
@@ -125,7 +129,8 @@ export async function queryMemories(
 /**
  * Hybrid query: the vector channel and the lexical channel (Okapi BM25), fused by weighted
  * reciprocal rank fusion; min_score filters the vector channel only (a lexical hit has no
- * meaningful cosine floor).
+ * meaningful cosine floor). Dates in the query ("last May", read against as_of) raise the
+ * candidates dated inside them (hybrid-search.ts).
  */
 export async function hybridQueryMemories(
   deps: QueryDeps,

@@ -17,6 +17,8 @@ export interface QueryInput {
   readonly min_score?: number | undefined;
   readonly session_id?: string | undefined;
   readonly entity_id?: string | undefined;
+  /** RFC 3339 reference time of the query's dates ("last May"); the server's clock when absent. */
+  readonly as_of?: string | undefined;
 }
 
 /** A handoff from one agent to another: what the target may read that fits the task. */
@@ -34,4 +36,6 @@ export interface ContextInput {
   readonly query: string;
   readonly token_budget: number;
   readonly namespace?: string | undefined;
+  /** RFC 3339 reference time of the query's dates; the server's clock when absent. */
+  readonly as_of?: string | undefined;
 }

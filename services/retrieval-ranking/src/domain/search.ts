@@ -1,5 +1,6 @@
 import type { Reader } from '@engram/auth';
 import type { StoredMemory } from '@engram/memory-model';
+import type { DateInterval } from './calendar.ts';
 
 /** A search inside what the reader may see (filters applied in SQL, before the LIMIT). */
 export interface SearchQuery {
@@ -14,6 +15,11 @@ export interface SearchQuery {
   readonly sessionId?: string | undefined;
   readonly entityId?: string | undefined;
   readonly minScore?: number | undefined;
+  /**
+   * The intervals the question names, read against as_of (temporal-expressions.ts): hybrid ranking
+   * raises candidates dated inside them. Not a filter: SQL never sees them.
+   */
+  readonly intervals?: readonly DateInterval[] | undefined;
 }
 
 export interface ScoredMemory extends StoredMemory {

@@ -33,7 +33,15 @@ export interface QueryRequest {
   top_k?: number | undefined;
   min_score?: number | undefined;
   session_id?: string | undefined;
-  entity_id?: string | undefined;
+  entity_id?:
+    | string
+    | undefined;
+  /**
+   * Reference time (RFC 3339) of the dates in the query ("yesterday", "last May", "in March"):
+   * hybrid_query raises memories dated inside them (metadata.occurred_at or session_date, else
+   * created_at). Defaults to the server's clock.
+   */
+  as_of?: string | undefined;
 }
 
 export interface PlaybookRequest {
@@ -77,7 +85,11 @@ export interface LoadContextRequest {
   agent_id: string;
   query: string;
   token_budget: number;
-  namespace?: string | undefined;
+  namespace?:
+    | string
+    | undefined;
+  /** Reference time (RFC 3339) of the dates in the query, as on QueryRequest; defaults to now. */
+  as_of?: string | undefined;
 }
 
 export interface LoadContextResponse {
@@ -102,6 +114,7 @@ function createBaseQueryRequest(): QueryRequest {
     min_score: undefined,
     session_id: undefined,
     entity_id: undefined,
+    as_of: undefined,
   };
 }
 
@@ -136,6 +149,9 @@ export const QueryRequest: MessageFns<QueryRequest> = {
     }
     if (message.entity_id !== undefined) {
       writer.uint32(82).string(message.entity_id);
+    }
+    if (message.as_of !== undefined) {
+      writer.uint32(90).string(message.as_of);
     }
     return writer;
   },
@@ -233,6 +249,14 @@ export const QueryRequest: MessageFns<QueryRequest> = {
             message.entity_id = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.as_of = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -260,6 +284,7 @@ export const QueryRequest: MessageFns<QueryRequest> = {
     message.min_score = object.min_score ?? undefined;
     message.session_id = object.session_id ?? undefined;
     message.entity_id = object.entity_id ?? undefined;
+    message.as_of = object.as_of ?? undefined;
     return message;
   },
 };
@@ -739,7 +764,7 @@ export const HandoffResponse: MessageFns<HandoffResponse> = {
 };
 
 function createBaseLoadContextRequest(): LoadContextRequest {
-  return { agent_id: "", query: "", token_budget: 0, namespace: undefined };
+  return { agent_id: "", query: "", token_budget: 0, namespace: undefined, as_of: undefined };
 }
 
 export const LoadContextRequest: MessageFns<LoadContextRequest> = {
@@ -755,6 +780,9 @@ export const LoadContextRequest: MessageFns<LoadContextRequest> = {
     }
     if (message.namespace !== undefined) {
       writer.uint32(34).string(message.namespace);
+    }
+    if (message.as_of !== undefined) {
+      writer.uint32(42).string(message.as_of);
     }
     return writer;
   },
@@ -804,6 +832,14 @@ export const LoadContextRequest: MessageFns<LoadContextRequest> = {
             message.namespace = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.as_of = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -825,6 +861,7 @@ export const LoadContextRequest: MessageFns<LoadContextRequest> = {
     message.query = object.query ?? "";
     message.token_budget = object.token_budget ?? 0;
     message.namespace = object.namespace ?? undefined;
+    message.as_of = object.as_of ?? undefined;
     return message;
   },
 };
