@@ -127,6 +127,24 @@ describe('MCP over Streamable HTTP at /mcp (the MCP SDK client against an embedd
     assert.equal(again.structured.deduplicated, true);
   });
 
+  it('recall reads the dates of a question against as_of, and refuses a bad one naming it', async () => {
+    const client = await connect(planner.key);
+    for (const [month, occurred] of [
+      ['May', '2025-05-14T09:00:00Z'],
+      ['July', '2025-07-09T09:00:00Z'],
+    ] as const)
+      await callOk(client, 'remember', {
+        content: `We moved the invoice archive to cold storage in ${month === 'May' ? 'spring' : 'summer'}.`,
+        metadata: { occurred_at: occurred },
+      });
+    const asked = { query: 'when did we move the invoice archive last May', top_k: 5 };
+    const inJune = await callOk<Listed>(client, 'recall', { ...asked, as_of: '2025-06-20T12:00:00Z' });
+    assert.match(inJune.structured.memories[0]?.content ?? '', /in spring/);
+    const bad = await callError(client, 'recall', { ...asked, as_of: 'last Tuesday' });
+    assert.equal(bad.error.status, 400);
+    assert.match(bad.text, /as_of/);
+  });
+
   it('load_context packs the relevant memories into the token budget', async () => {
     const client = await connect(planner.key);
     await callOk(client, 'remember', { content: 'The staging database is reset every Sunday at 02:00 UTC.' });
