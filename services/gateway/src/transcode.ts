@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fromBinary, toBinary, toJson, type Registry } from '@bufbuild/protobuf';
-import { Metadata } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import { CHANNEL_HEADER, CHANNEL_PROOF_HEADER } from '@engram/grpc-kit';
 import { hasBody, isJsonContentType, readBody } from './body-reader.ts';
 import { errorFromGrpc, writeError } from './error-writer.ts';
@@ -119,13 +119,20 @@ export async function transcode(
     if (!res.writableFinished) abort.abort();
   };
   res.once('close', onClose);
+  const deadline = new Date(Date.now() + deps.unaryTimeoutMs);
+  const send = () =>
+    deps.pool.unary(service, route.grpcPath, bytes, { metadata, deadline, signal: abort.signal });
   let raw: Buffer;
   try {
-    raw = await deps.pool.unary(service, route.grpcPath, bytes, {
-      metadata,
-      deadline: new Date(Date.now() + deps.unaryTimeoutMs),
-      signal: abort.signal,
-    });
+    try {
+      raw = await send();
+    } catch (err) {
+      // A write carrying an idempotency key is safe to send again: the upstream runs it once per key.
+      // Sent again only when no Engram process answered (the connection failed, e.g. a replica that
+      // died before the channel saw it): round robin then picks a live replica.
+      if (idempotencyKey === undefined || abort.signal.aborted || !isTransportFailure(err)) throw err;
+      raw = await send();
+    }
   } catch (err) {
     throw toError(err);
   } finally {
@@ -144,6 +151,18 @@ export async function transcode(
   res.end(payload);
 }
 
-function isGrpcError(err: unknown): err is { code: number; details?: string; metadata?: Metadata } {
+/**
+ * UNAVAILABLE that no Engram handler sent: every status an Engram service returns carries
+ * google.rpc.Status details (grpc-status-details-bin), one raised by the client's transport does not.
+ */
+function isTransportFailure(err: unknown): boolean {
+  return (
+    isGrpcError(err) &&
+    err.code === status.UNAVAILABLE &&
+    (err.metadata?.get('grpc-status-details-bin').length ?? 0) === 0
+  );
+}
+
+function isGrpcError(err: unknown): err is { code: status; details?: string; metadata?: Metadata } {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'number';
 }

@@ -299,6 +299,40 @@ describe('gateway (real gRPC fixture server, real HTTP)', () => {
     });
   });
 
+  describe('a write whose connection failed', () => {
+    const adds = (content: string) =>
+      fixture.calls.filter(
+        (c) => c.path === 'AddMemory' && (c.request as { content: string }).content === content,
+      );
+
+    it('is sent once more when it carries an idempotency key, and the client gets the answer', async () => {
+      const content = 'drop-once keyed write';
+      const res = await post('/memories/add', { content }, { 'idempotency-key': 'gw-retry-1' });
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.equal((await json(res)).id, 'new-1');
+      assert.deepEqual(
+        adds(content).map((c) => c.metadata['idempotency-key']),
+        ['gw-retry-1', 'gw-retry-1'],
+      );
+    });
+
+    it('is not sent again without a key (the first may have run): 503, one call', async () => {
+      const content = 'drop-once unkeyed write';
+      await errorOf(await post('/memories/add', { content }), 503, 'UNAVAILABLE');
+      assert.equal(adds(content).length, 1);
+    });
+
+    it('is not sent again when an Engram service answered UNAVAILABLE itself', async () => {
+      const content = 'unavailable-rich write';
+      const res = await post('/memories/add', { content }, { 'idempotency-key': 'gw-retry-2' });
+      await errorOf(res, 503, 'UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE');
+      assert.equal(adds(content).length, 1);
+    });
+
+    // The 503s above marked the upstream down in the gateway's log; a success brings it back here.
+    after(() => post('/memories/add', { content: 'after the dropped writes' }));
+  });
+
   describe('bad requests are 4xx, never 5xx', () => {
     it('unknown field -> 400 naming it', async () => {
       const err = await errorOf(
