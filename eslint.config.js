@@ -74,9 +74,6 @@ export default tseslint.config(
       'services/ace-feedback/src/domain/ports.ts',
       'services/ace-feedback/src/domain/reflection.ts',
       'services/ace-feedback/src/domain/runs.ts',
-      'services/ingest-security/src/domain/import-row.ts',
-      'services/ingest-security/src/domain/ports.ts',
-      'services/ingest-security/src/domain/write-pipeline.ts',
     ],
     rules: {
       'no-restricted-imports': [

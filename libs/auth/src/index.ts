@@ -10,6 +10,8 @@ export {
   requireModify,
 } from './authorization.ts';
 export type { AdminArea, MemoryAccessFacts, RelabelChange } from './authorization.ts';
+export { callerMetadata, callerOf } from './caller.ts';
+export type { Caller } from './caller.ts';
 export { bearerToken, constantTimeEqual, displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
 export { KEY_CACHE_TTL_MS, KeyAuthenticator } from './key-authenticator.ts';
 export type { KeyAuthenticatorOptions } from './key-authenticator.ts';

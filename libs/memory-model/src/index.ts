@@ -1,5 +1,12 @@
 export { effectiveness01, effectivenessScore, NEUTRAL_PRIOR, to01 } from './effectiveness.ts';
 export type { VoteCounts } from './effectiveness.ts';
+export type {
+  Deprecation,
+  MemoryDraft,
+  ProvenanceRecord,
+  WriteRequest,
+  WriteResult,
+} from './memory-writes.ts';
 export { isMemoryType, MEMORY_TYPES } from './memory-types.ts';
 export type { MemoryType } from './memory-types.ts';
 export { isScope, SCOPES, scopeWidth } from './scopes.ts';

@@ -1,8 +1,9 @@
-import type { Metadata } from '@grpc/grpc-js';
-import { createClient, forwardMetadata, unary } from '@engram/grpc-kit';
-import type { Deprecation } from '@engram/proto/engram/memory/v1/memory';
-import { MemoryWriterServiceClient, type MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import { callerMetadata, type Caller } from '@engram/auth';
+import { createClient, unary } from '@engram/grpc-kit';
+import type { Deprecation, MemoryDraft } from '@engram/memory-model';
+import { MemoryWriterServiceClient } from '@engram/proto/engram/memory/v1/memory_store';
 import type { AuditEventInput, MemoryWriter } from '../domain/ports.ts';
+import { deprecationToProto, draftToProto, writeResultFromProto } from './memory-writer-mapping.ts';
 
 /** memory-store's MemoryWriterService over gRPC, with the caller's key and the internal token. */
 export class GrpcMemoryWriter implements MemoryWriter {
@@ -22,19 +23,21 @@ export class GrpcMemoryWriter implements MemoryWriter {
     return this.clientInstance;
   }
 
-  async persist(drafts: MemoryDraft[], caller: unknown, deprecations: readonly Deprecation[] = []) {
-    const md = forwardMetadata(caller as Metadata, this.internalToken);
+  async persist(drafts: readonly MemoryDraft[], caller: Caller, deprecations: readonly Deprecation[] = []) {
     const res = await unary(
       this.client.persistMemories.bind(this.client),
-      { drafts, atomic: true, deprecations: [...deprecations] },
-      md,
+      { drafts: drafts.map(draftToProto), atomic: true, deprecations: deprecations.map(deprecationToProto) },
+      callerMetadata(caller, this.internalToken),
     );
-    return { results: res.results, deprecatedIds: res.deprecated_ids };
+    return { results: res.results.map(writeResultFromProto), deprecatedIds: res.deprecated_ids };
   }
 
-  async recordEvent(event: AuditEventInput, caller: unknown): Promise<void> {
-    const md = forwardMetadata(caller as Metadata, this.internalToken);
-    await unary(this.client.recordAuditEvent.bind(this.client), event, md);
+  async recordEvent(event: AuditEventInput, caller: Caller): Promise<void> {
+    await unary(
+      this.client.recordAuditEvent.bind(this.client),
+      event,
+      callerMetadata(caller, this.internalToken),
+    );
   }
 
   close(): void {

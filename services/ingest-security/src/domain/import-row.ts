@@ -1,6 +1,18 @@
 import { InvalidArgumentError } from '@engram/errors';
-import type { Memory } from '@engram/proto/engram/memory/v1/memory';
 import type { WriteRequest } from './write-request.ts';
+
+/**
+ * A row of another Engram's export, as the importer reads it: the fields a write takes, and the two
+ * facts that refuse a row. An export row (the Memory message) is one as it stands.
+ */
+export interface ExportedRow extends WriteRequest {
+  readonly memory_type: string;
+  readonly scope: string;
+  readonly trust_level: string;
+  readonly namespace: string;
+  readonly is_deprecated: boolean;
+  readonly integrity_status?: string | undefined;
+}
 
 const blankToUndefined = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
 
@@ -10,7 +22,7 @@ const blankToUndefined = (v: string | undefined) => (v === undefined || v === ''
  * Refused: deprecated rows (importing would bring them back to life) and rows whose signature failed
  * at the source (importing would re-sign tampered content as genuine).
  */
-export function importRequest(row: Memory): WriteRequest {
+export function importRequest(row: ExportedRow): WriteRequest {
   if (row.is_deprecated) {
     throw new InvalidArgumentError(
       'deprecated memories are not imported',

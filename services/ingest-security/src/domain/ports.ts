@@ -1,8 +1,5 @@
-import type { Deprecation, WriteResult } from '@engram/proto/engram/memory/v1/memory';
-import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
-
-/** The caller's credentials, passed through to memory-store untouched. */
-export type CallerCredentials = unknown;
+import type { Caller } from '@engram/auth';
+import type { Deprecation, MemoryDraft, WriteResult } from '@engram/memory-model';
 
 export interface AuditEventInput {
   readonly event_type: string;
@@ -11,15 +8,18 @@ export interface AuditEventInput {
   readonly details: Record<string, unknown>;
 }
 
-/** memory-store's internal write surface, as ingest-security needs it. */
+/**
+ * memory-store's internal write surface, as ingest-security needs it. `caller` is the original
+ * caller's forwarded credentials: memory-store authorizes every draft as that caller's write.
+ */
 export interface MemoryWriter {
   /** Stores the drafts and applies the deprecations in ONE transaction (all or nothing). */
   persist(
-    drafts: MemoryDraft[],
-    caller: CallerCredentials,
+    drafts: readonly MemoryDraft[],
+    caller: Caller,
     deprecations?: readonly Deprecation[],
   ): Promise<{ results: WriteResult[]; deprecatedIds: string[] }>;
   /** Records an audit event that must survive a failed request (SECURITY_REJECTED). */
-  recordEvent(event: AuditEventInput, caller: CallerCredentials): Promise<void>;
+  recordEvent(event: AuditEventInput, caller: Caller): Promise<void>;
   close(): void;
 }

@@ -1,7 +1,6 @@
 import { actingAgent, decideWrite, type Principal } from '@engram/auth';
 import { InvalidArgumentError, SecurityRejectedError } from '@engram/errors';
-import { isMemoryType, type Scope } from '@engram/memory-model';
-import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import { isMemoryType, type MemoryDraft, type Scope } from '@engram/memory-model';
 import {
   assertValidWrite,
   screenContent,
@@ -149,18 +148,18 @@ export async function screenWrite(
       metadata: screened.write.metadata ?? {},
       content_flags: [...screened.contentFlags],
       shared_with: [...new Set(req.shared_with)],
-      session_id: req.session_id,
-      sequence_number: req.sequence_number,
-      entity_id: req.entity_id,
-      error_pattern: screened.write.error_pattern,
-      source_trajectory_id: req.source_trajectory_id,
+      session_id: req.session_id ?? null,
+      sequence_number: req.sequence_number ?? null,
+      entity_id: req.entity_id ?? null,
+      error_pattern: screened.write.error_pattern ?? null,
+      source_trajectory_id: req.source_trajectory_id ?? null,
       provenance: {
         channel: origin.channel,
         kind: origin.kind,
         agent_id: agentId,
         api_key_id: principal.keyId,
-        source_run_id: origin.sourceRunId,
-        interaction_id: origin.interactionId,
+        source_run_id: origin.sourceRunId ?? null,
+        interaction_id: origin.interactionId ?? null,
         depth: origin.depth,
         verdict: verdictRecord(screened, context),
         taint: [decision.trustLevel, ...screened.taint],

@@ -1,8 +1,8 @@
-import type { Principal } from '@engram/auth';
+import { callerOf, type Principal } from '@engram/auth';
 import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext, HandlersOf } from '@engram/grpc-kit';
 import type { BatchItemResult, IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
-import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import type { MemoryDraft } from '@engram/memory-model';
 import { importRequest } from '../domain/import-row.ts';
 import type { WriteOrigin, WriteRequest } from '../domain/write-request.ts';
 import { internalHandlers } from './internal-handlers.ts';
@@ -26,7 +26,7 @@ export function ingestHandlers(
 
   async function writeOne(req: WriteRequest, ctx: CallContext<Principal>, kind: WriteOrigin['kind']) {
     const draft = await screenOrReject(deps, req, ctx, origin(ctx, kind));
-    const { results } = await deps.writer.persist([draft], ctx.metadata);
+    const { results } = await deps.writer.persist([draft], callerOf(ctx.metadata));
     const [result] = results;
     if (!result) throw new Error('memory-store returned no result');
     return result;
@@ -61,7 +61,7 @@ export function ingestHandlers(
     if (accepted.length > 0) {
       const { results: stored } = await deps.writer.persist(
         accepted.map((a) => a.draft),
-        ctx.metadata,
+        callerOf(ctx.metadata),
       );
       fillStored(results, accepted, stored);
     }

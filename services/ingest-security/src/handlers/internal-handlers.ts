@@ -1,8 +1,9 @@
-import type { Principal } from '@engram/auth';
+import { callerOf, type Principal } from '@engram/auth';
 import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext, HandlersOf } from '@engram/grpc-kit';
 import type { BatchItemResult, IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
-import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import type { MemoryDraft } from '@engram/memory-model';
+import { deprecationFromProto } from '../clients/memory-writer-mapping.ts';
 import type { WriteOrigin } from '../domain/write-request.ts';
 import { fillStored, itemError } from './item-error.ts';
 import { scanContentHandler } from './scan-content.ts';
@@ -85,8 +86,8 @@ export function internalHandlers(
       }
       const { results: stored, deprecatedIds } = await deps.writer.persist(
         accepted.map((a) => a.draft),
-        ctx.metadata,
-        req.deprecations,
+        callerOf(ctx.metadata),
+        req.deprecations.map(deprecationFromProto),
       );
       fillStored(results, accepted, stored);
       return { results, applied: true, deprecated_ids: deprecatedIds };

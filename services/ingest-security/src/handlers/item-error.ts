@@ -1,7 +1,7 @@
 import { EngramError } from '@engram/errors';
+import type { WriteResult } from '@engram/memory-model';
 import { rpcStatusOf } from '@engram/grpc-kit';
 import type { BatchItemResult } from '@engram/proto/engram/ingest/v1/ingest';
-import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
 import type { Status } from '@engram/proto/google/rpc/status';
 
 /**

@@ -1,6 +1,6 @@
-import type { Principal } from '@engram/auth';
+import { callerOf, type Principal } from '@engram/auth';
 import type { CallContext } from '@engram/grpc-kit';
-import type { MemoryDraft } from '@engram/proto/engram/memory/v1/memory_store';
+import type { MemoryDraft } from '@engram/memory-model';
 import type { MemoryWriter } from '../domain/ports.ts';
 import { screenWrite, type PipelineSettings } from '../domain/write-pipeline.ts';
 import type { WriteOrigin, WriteRequest } from '../domain/write-request.ts';
@@ -24,7 +24,7 @@ export async function screenOrReject(
 ): Promise<MemoryDraft> {
   const outcome = await screenWrite(ctx.principal, req, origin, deps.settings, ctx.signal);
   if (outcome.kind === 'rejected') {
-    await deps.writer.recordEvent(outcome.audit, ctx.metadata);
+    await deps.writer.recordEvent(outcome.audit, callerOf(ctx.metadata));
     throw outcome.error;
   }
   return outcome.draft;

@@ -1,0 +1,123 @@
+import type { Deprecation, MemoryDraft, ProvenanceRecord, WriteResult } from '@engram/memory-model';
+import type {
+  Deprecation as DeprecationMessage,
+  WriteResult as WriteResultMessage,
+} from '@engram/proto/engram/memory/v1/memory';
+import type {
+  MemoryDraft as MemoryDraftMessage,
+  Provenance as ProvenanceMessage,
+} from '@engram/proto/engram/memory/v1/memory_store';
+
+// The write vocabulary to and from memory-store's MemoryWriterService messages. Field for field: the
+// domain types use the proto field names; a missing optional field is null in the domain and absent
+// on the wire. Each direction is listed in full so the round-trip test notices a forgotten field.
+
+const orNull = <T>(v: T | undefined): T | null => v ?? null;
+const orUndefined = <T>(v: T | null): T | undefined => v ?? undefined;
+
+export function provenanceToProto(p: ProvenanceRecord): ProvenanceMessage {
+  return {
+    channel: p.channel,
+    kind: p.kind,
+    agent_id: p.agent_id,
+    api_key_id: p.api_key_id,
+    source_run_id: orUndefined(p.source_run_id),
+    interaction_id: orUndefined(p.interaction_id),
+    depth: p.depth,
+    verdict: p.verdict,
+    taint: [...p.taint],
+    policy_version: p.policy_version,
+  };
+}
+
+export function provenanceFromProto(p: ProvenanceMessage): ProvenanceRecord {
+  return {
+    channel: p.channel,
+    kind: p.kind,
+    agent_id: p.agent_id,
+    api_key_id: p.api_key_id,
+    source_run_id: orNull(p.source_run_id),
+    interaction_id: orNull(p.interaction_id),
+    depth: p.depth,
+    verdict: p.verdict ?? {},
+    taint: [...p.taint],
+    policy_version: p.policy_version,
+  };
+}
+
+export function draftToProto(d: MemoryDraft): MemoryDraftMessage {
+  return {
+    namespace: d.namespace,
+    agent_id: d.agent_id,
+    content: d.content,
+    memory_type: d.memory_type,
+    scope: d.scope,
+    trust_level: d.trust_level,
+    metadata: d.metadata,
+    content_flags: [...d.content_flags],
+    shared_with: [...d.shared_with],
+    session_id: orUndefined(d.session_id),
+    sequence_number: orUndefined(d.sequence_number),
+    entity_id: orUndefined(d.entity_id),
+    error_pattern: orUndefined(d.error_pattern),
+    source_trajectory_id: orUndefined(d.source_trajectory_id),
+    provenance: provenanceToProto(d.provenance),
+  };
+}
+
+/**
+ * The inverse of draftToProto (memory-store reads drafts with its own handler, which also fills in
+ * defaults for a caller that sent no provenance); here so the mapping can be checked as a round trip.
+ */
+export function draftFromProto(d: MemoryDraftMessage): MemoryDraft {
+  if (d.provenance === undefined) throw new Error('a draft without provenance');
+  return {
+    namespace: d.namespace,
+    agent_id: d.agent_id,
+    content: d.content,
+    memory_type: d.memory_type,
+    scope: d.scope,
+    trust_level: d.trust_level,
+    metadata: d.metadata ?? {},
+    content_flags: [...d.content_flags],
+    shared_with: [...d.shared_with],
+    session_id: orNull(d.session_id),
+    sequence_number: orNull(d.sequence_number),
+    entity_id: orNull(d.entity_id),
+    error_pattern: orNull(d.error_pattern),
+    source_trajectory_id: orNull(d.source_trajectory_id),
+    provenance: provenanceFromProto(d.provenance),
+  };
+}
+
+export function deprecationToProto(d: Deprecation): DeprecationMessage {
+  return { memory_id: d.memory_id, superseded_by: d.superseded_by, reason: d.reason, agent_id: d.agent_id };
+}
+
+export function deprecationFromProto(d: DeprecationMessage): Deprecation {
+  return { memory_id: d.memory_id, superseded_by: d.superseded_by, reason: d.reason, agent_id: d.agent_id };
+}
+
+export function writeResultToProto(r: WriteResult): WriteResultMessage {
+  return {
+    id: r.id,
+    deduplicated: r.deduplicated,
+    scope: r.scope,
+    content_flags: [...r.content_flags],
+    trust_level: r.trust_level,
+    memory_type: r.memory_type,
+    namespace: r.namespace,
+  };
+}
+
+export function writeResultFromProto(r: WriteResultMessage): WriteResult {
+  return {
+    id: r.id,
+    deduplicated: r.deduplicated,
+    scope: r.scope,
+    content_flags: [...r.content_flags],
+    trust_level: r.trust_level,
+    memory_type: r.memory_type,
+    namespace: r.namespace,
+  };
+}
