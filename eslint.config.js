@@ -65,16 +65,9 @@ export default tseslint.config(
   },
   {
     // Domain code holds the rules in the service's own types: protobuf, gRPC and SQL stay in
-    // handlers, clients and storage (docs/architecture.md, Folders and what they may import). The
-    // files listed under `ignores` still take their request or result types from the protos; they
-    // are the remaining work of moving the write path's domains onto one memory model.
+    // handlers, clients and storage (docs/architecture.md, Folders and what they may import). No
+    // exceptions: the write vocabulary every domain shares lives in @engram/memory-model.
     files: ['services/*/src/domain/**/*.ts'],
-    ignores: [
-      'services/ace-feedback/src/domain/delta.ts',
-      'services/ace-feedback/src/domain/ports.ts',
-      'services/ace-feedback/src/domain/reflection.ts',
-      'services/ace-feedback/src/domain/runs.ts',
-    ],
     rules: {
       'no-restricted-imports': [
         'error',

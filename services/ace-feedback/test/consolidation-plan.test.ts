@@ -67,12 +67,17 @@ function screenFailing(...failing: string[]): ReadScreen {
 }
 
 const consolidatePlan = (memories: MemoryLookup, who: Principal, screen: ReadScreen) =>
-  consolidate({ memories, screen, ...unused }, who, undefined, {
-    namespace: '',
-    agentId: '',
-    dryRun: true,
-    useLlm: false,
-  });
+  consolidate(
+    { memories, screen, ...unused },
+    who,
+    {},
+    {
+      namespace: '',
+      agentId: '',
+      dryRun: true,
+      useLlm: false,
+    },
+  );
 const plan = async (memories: MemoryLookup, who: Principal = principal) =>
   (await consolidatePlan(memories, who, screenFailing())).merges.map((m) => `${m.keptId}<-${m.deprecatedId}`);
 

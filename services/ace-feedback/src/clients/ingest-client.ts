@@ -1,7 +1,8 @@
-import type { Metadata } from '@grpc/grpc-js';
-import { createClient, engramErrorOf, forwardMetadata, unary } from '@engram/grpc-kit';
-import { IngestServiceClient, type IngestInternalRequest } from '@engram/proto/engram/ingest/v1/ingest';
-import type { PipelineAnswer, WritePipeline } from '../domain/ports.ts';
+import { callerMetadata, type Caller } from '@engram/auth';
+import { createClient, engramErrorOf, unary } from '@engram/grpc-kit';
+import { IngestServiceClient } from '@engram/proto/engram/ingest/v1/ingest';
+import type { InternalWrite, PipelineAnswer, WritePipeline } from '../domain/ports.ts';
+import { internalWriteToProto } from './ingest-mapping.ts';
 
 /** ingest-security's IngestInternal over gRPC, with the caller's key and the internal service token. */
 export class GrpcWritePipeline implements WritePipeline {
@@ -18,9 +19,12 @@ export class GrpcWritePipeline implements WritePipeline {
     return this.clientInstance;
   }
 
-  async ingest(req: IngestInternalRequest, caller: unknown): Promise<PipelineAnswer> {
-    const md = forwardMetadata(caller as Metadata, this.internalToken);
-    const res = await unary(this.client.ingestInternal.bind(this.client), req, md);
+  async ingest(req: InternalWrite, caller: Caller): Promise<PipelineAnswer> {
+    const res = await unary(
+      this.client.ingestInternal.bind(this.client),
+      internalWriteToProto(req),
+      callerMetadata(caller, this.internalToken),
+    );
     return {
       applied: res.applied,
       deprecated_ids: res.deprecated_ids,

@@ -1,4 +1,4 @@
-import { actingAgent, isPrivileged, readerOf, type Principal } from '@engram/auth';
+import { actingAgent, isPrivileged, readerOf, type Caller, type Principal } from '@engram/auth';
 import { InvalidArgumentError, UnimplementedError } from '@engram/errors';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { namespaceOf, NEIGHBOURS_PER_MEMORY } from './curation.ts';
@@ -58,7 +58,7 @@ export async function consolidate(
     screen: ReadScreen;
   },
   principal: Principal,
-  caller: unknown,
+  caller: Caller,
   req: ConsolidateRequest,
 ): Promise<{ dryRun: boolean; merges: Merge[]; unverifiedIds: string[] }> {
   if (req.useLlm) throw new UnimplementedError('consolidation with use_llm is not implemented');

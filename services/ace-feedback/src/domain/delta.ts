@@ -1,7 +1,6 @@
-import { actingAgent, isPrivileged, readerOf, type Principal } from '@engram/auth';
+import { actingAgent, isPrivileged, readerOf, type Caller, type Principal } from '@engram/auth';
 import { isUuid, SecurityRejectedError, type DetectionInfo } from '@engram/errors';
-import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
-import type { Deprecation } from '@engram/proto/engram/memory/v1/memory';
+import type { Deprecation, WriteRequest } from '@engram/memory-model';
 import { ID_MAX_LENGTH } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
 import type { MemoryLookup, WritePipeline } from './ports.ts';
@@ -91,12 +90,12 @@ const refused = (
 export async function applyDelta(
   deps: { memories: MemoryLookup; pipeline: WritePipeline },
   principal: Principal,
-  caller: unknown,
+  caller: Caller,
   req: { agentId: string; operations: readonly DeltaOperation[] },
 ): Promise<DeltaOutcome> {
   validate(req.operations, req.agentId);
   const agentId = actingAgent(principal, req.agentId);
-  const adds: { index: number; item: AddMemoryRequest }[] = [];
+  const adds: { index: number; item: WriteRequest }[] = [];
   const deprecations: { index: number; dep: Deprecation }[] = [];
   req.operations.forEach((op, index) => {
     if (op.type === 'add') {

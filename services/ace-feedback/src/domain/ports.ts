@@ -1,8 +1,7 @@
-import type { Reader } from '@engram/auth';
+import type { Caller, Reader } from '@engram/auth';
 import type { Effectiveness, ReadContext } from '@engram/memories';
 import type { EngramError } from '@engram/errors';
-import type { StoredMemory } from '@engram/memory-model';
-import type { IngestInternalRequest } from '@engram/proto/engram/ingest/v1/ingest';
+import type { Deprecation, StoredMemory, WriteRequest } from '@engram/memory-model';
 import type { Feature, NewFeature } from './feature-status.ts';
 import type { ProgressSession } from './progress-session.ts';
 import type { NewRun, Run, RunCompletion } from './run-status.ts';
@@ -105,9 +104,30 @@ export interface PipelineAnswer {
   readonly deprecated_ids: readonly string[];
 }
 
-/** The one write pipeline (ingest-security's IngestInternal); `caller` is the forwarded identity. */
+/** What ace-feedback derives from a call; recorded as the provenance kind of what it writes. */
+export type InternalWriteKind = 'delta' | 'reflection' | 'run_reflection' | 'consolidation';
+
+/**
+ * Writes and deprecations handed to the write pipeline together (ingest-security's IngestInternal
+ * contract): screened as the caller's own writes; atomic: all stored, or none when any item fails.
+ */
+export interface InternalWrite {
+  readonly items: readonly WriteRequest[];
+  readonly kind: InternalWriteKind;
+  /** The run a write derives from (a failed run's reflection). */
+  readonly source_run_id?: string | undefined;
+  /** 0 for a direct write; 1 + the deepest provenance depth of the memories it derives from. */
+  readonly depth: number;
+  readonly atomic: boolean;
+  readonly deprecations: readonly Deprecation[];
+}
+
+/**
+ * The one write pipeline (ingest-security's IngestInternal). `caller` is the original caller's
+ * forwarded credentials, built by the handler: the pipeline authorizes each item as that caller's.
+ */
 export interface WritePipeline {
-  ingest(req: IngestInternalRequest, caller: unknown): Promise<PipelineAnswer>;
+  ingest(req: InternalWrite, caller: Caller): Promise<PipelineAnswer>;
 }
 
 export interface RunRepository {

@@ -1,5 +1,5 @@
-import { actingAgent, type Principal } from '@engram/auth';
-import type { WriteResult } from '@engram/proto/engram/memory/v1/memory';
+import { actingAgent, type Caller, type Principal } from '@engram/auth';
+import type { WriteResult } from '@engram/memory-model';
 import { ID_MAX_LENGTH, LIST_ENTRY_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
 import { pipelineError } from './pipeline-errors.ts';
@@ -25,7 +25,7 @@ export interface ReflectionRequest {
 export async function addReflection(
   pipeline: WritePipeline,
   principal: Principal,
-  caller: unknown,
+  caller: Caller,
   req: ReflectionRequest,
 ): Promise<WriteResult> {
   new FieldChecks()

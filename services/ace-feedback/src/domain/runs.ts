@@ -1,6 +1,6 @@
-import { actingAgent, mayAccessOwned, readerOf, type Principal } from '@engram/auth';
+import { actingAgent, mayAccessOwned, readerOf, type Caller, type Principal } from '@engram/auth';
 import { ConflictError, InvalidArgumentError, isUuid, NotFoundError } from '@engram/errors';
-import type { AddMemoryRequest } from '@engram/proto/engram/ingest/v1/ingest';
+import type { WriteRequest } from '@engram/memory-model';
 import { ERROR_PATTERN_MAX_LENGTH, ID_MAX_LENGTH, LIST_MAX_ENTRIES } from '@engram/security-rules';
 import { FieldChecks } from './field-checks.ts';
 import { screenFreeText, type FreeTextDeps } from './free-text-screen.ts';
@@ -109,7 +109,7 @@ function reflectionOf(
   run: Run,
   evaluation: Record<string, unknown>,
   namespace: string | undefined,
-): AddMemoryRequest {
+): WriteRequest {
   const error = stringField(evaluation, 'error');
   const pattern = stringField(evaluation, 'error_pattern');
   const content =
@@ -143,7 +143,7 @@ function reflectionOf(
 export async function completeRun(
   deps: RunDeps,
   principal: Principal,
-  caller: unknown,
+  caller: Caller,
   req: { runId: string; success: boolean; evaluation: Record<string, unknown> | undefined },
 ): Promise<Run> {
   const run = await getRun(deps, principal, req.runId);

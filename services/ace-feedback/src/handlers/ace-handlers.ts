@@ -1,4 +1,4 @@
-import type { Principal } from '@engram/auth';
+import { callerOf, type Principal } from '@engram/auth';
 import type { HandlersOf } from '@engram/grpc-kit';
 import type { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
 import type { ContentPolicy } from '@engram/security-rules';
@@ -21,7 +21,13 @@ import { addReflection } from '../domain/reflection.ts';
 import { completeRun, getRun, startRun } from '../domain/runs.ts';
 import { createSession, getSession, updateSession } from '../domain/sessions.ts';
 import { castVote } from '../domain/votes.ts';
-import { curatedToProto, featureToProto, runToProto, sessionToProto } from './to-proto.ts';
+import {
+  curatedToProto,
+  featureToProto,
+  runToProto,
+  sessionToProto,
+  writeResultToProto,
+} from './to-proto.ts';
 
 export interface AceDeps {
   readonly votes: VoteRepository;
@@ -57,7 +63,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
     },
 
     async applyDelta(req, { principal, metadata }) {
-      const out = await applyDelta(deps, principal, metadata, {
+      const out = await applyDelta(deps, principal, callerOf(metadata), {
         agentId: req.agent_id,
         operations: req.operations.map((op) => ({
           type: op.type,
@@ -85,17 +91,19 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
       };
     },
 
-    addReflection: (req, { principal, metadata }) =>
-      addReflection(deps.pipeline, principal, metadata, {
-        content: req.content,
-        agentId: req.agent_id,
-        sourceTrajectoryId: req.source_trajectory_id,
-        errorPattern: req.error_pattern,
-        correctApproach: req.correct_approach,
-        applicableContexts: req.applicable_contexts,
-        scope: req.scope,
-        namespace: req.namespace,
-      }),
+    addReflection: async (req, { principal, metadata }) =>
+      writeResultToProto(
+        await addReflection(deps.pipeline, principal, callerOf(metadata), {
+          content: req.content,
+          agentId: req.agent_id,
+          sourceTrajectoryId: req.source_trajectory_id,
+          errorPattern: req.error_pattern,
+          correctApproach: req.correct_approach,
+          applicableContexts: req.applicable_contexts,
+          scope: req.scope,
+          namespace: req.namespace,
+        }),
+      ),
 
     async createSession(req, { principal }) {
       return sessionToProto(
@@ -175,7 +183,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
     },
     async completeRun(req, { principal, metadata }) {
       return runToProto(
-        await completeRun(deps, principal, metadata, {
+        await completeRun(deps, principal, callerOf(metadata), {
           runId: req.run_id,
           success: req.success,
           evaluation: req.evaluation,
@@ -203,7 +211,7 @@ export function aceHandlers(deps: AceDeps): HandlersOf<typeof AceServiceService,
       };
     },
     async consolidate(req, { principal, metadata }) {
-      const out = await consolidate(deps, principal, metadata, {
+      const out = await consolidate(deps, principal, callerOf(metadata), {
         namespace: req.namespace,
         agentId: req.agent_id,
         dryRun: req.dry_run,
