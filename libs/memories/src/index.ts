@@ -1,4 +1,5 @@
 export { toProtoMemory } from './memory-mapping.ts';
+export { writeResultFromProto, writeResultToProto } from './write-result-mapping.ts';
 export { MEMORY_COLUMNS, memoryFromRow } from './memory-row.ts';
 export type { MemoryRow } from './memory-row.ts';
 export { VerifiedReader } from './verified-reader.ts';

@@ -10,9 +10,8 @@ import {
   deprecationToProto,
   draftFromProto,
   draftToProto,
-  writeResultFromProto,
-  writeResultToProto,
 } from '../src/clients/memory-writer-mapping.ts';
+import { writeResultFromProto, writeResultToProto } from '@engram/memories';
 
 /** Every field set, each to a value no other field has, so a swapped or dropped field shows. */
 const fullDraft: MemoryDraft = {

@@ -21,13 +21,8 @@ import { addReflection } from '../domain/reflection.ts';
 import { completeRun, getRun, startRun } from '../domain/runs.ts';
 import { createSession, getSession, updateSession } from '../domain/sessions.ts';
 import { castVote } from '../domain/votes.ts';
-import {
-  curatedToProto,
-  featureToProto,
-  runToProto,
-  sessionToProto,
-  writeResultToProto,
-} from './to-proto.ts';
+import { writeResultToProto } from '@engram/memories';
+import { curatedToProto, featureToProto, runToProto, sessionToProto } from './to-proto.ts';
 
 export interface AceDeps {
   readonly votes: VoteRepository;

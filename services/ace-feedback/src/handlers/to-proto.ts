@@ -4,24 +4,11 @@ import type {
   ProgressSession as SessionMessage,
   Run as RunMessage,
 } from '@engram/proto/engram/ace/v1/ace';
-import type { WriteResult } from '@engram/memory-model';
-import type { Memory, WriteResult as WriteResultMessage } from '@engram/proto/engram/memory/v1/memory';
+import type { Memory } from '@engram/proto/engram/memory/v1/memory';
 import type { CuratedMemory } from '../domain/curation.ts';
 import type { Feature } from '../domain/feature-status.ts';
 import type { ProgressSession } from '../domain/progress-session.ts';
 import type { Run } from '../domain/run-status.ts';
-
-export function writeResultToProto(r: WriteResult): WriteResultMessage {
-  return {
-    id: r.id,
-    deduplicated: r.deduplicated,
-    scope: r.scope,
-    content_flags: [...r.content_flags],
-    trust_level: r.trust_level,
-    memory_type: r.memory_type,
-    namespace: r.namespace,
-  };
-}
 
 export function runToProto(r: Run): RunMessage {
   return {

@@ -1,8 +1,5 @@
-import type { Deprecation, MemoryDraft, ProvenanceRecord, WriteResult } from '@engram/memory-model';
-import type {
-  Deprecation as DeprecationMessage,
-  WriteResult as WriteResultMessage,
-} from '@engram/proto/engram/memory/v1/memory';
+import type { Deprecation, MemoryDraft, ProvenanceRecord } from '@engram/memory-model';
+import type { Deprecation as DeprecationMessage } from '@engram/proto/engram/memory/v1/memory';
 import type {
   MemoryDraft as MemoryDraftMessage,
   Provenance as ProvenanceMessage,
@@ -96,28 +93,4 @@ export function deprecationToProto(d: Deprecation): DeprecationMessage {
 
 export function deprecationFromProto(d: DeprecationMessage): Deprecation {
   return { memory_id: d.memory_id, superseded_by: d.superseded_by, reason: d.reason, agent_id: d.agent_id };
-}
-
-export function writeResultToProto(r: WriteResult): WriteResultMessage {
-  return {
-    id: r.id,
-    deduplicated: r.deduplicated,
-    scope: r.scope,
-    content_flags: [...r.content_flags],
-    trust_level: r.trust_level,
-    memory_type: r.memory_type,
-    namespace: r.namespace,
-  };
-}
-
-export function writeResultFromProto(r: WriteResultMessage): WriteResult {
-  return {
-    id: r.id,
-    deduplicated: r.deduplicated,
-    scope: r.scope,
-    content_flags: [...r.content_flags],
-    trust_level: r.trust_level,
-    memory_type: r.memory_type,
-    namespace: r.namespace,
-  };
 }
