@@ -40,7 +40,9 @@ describe('reliability: two replicas behind client-side round robin, one SIGKILLe
     await pg?.remove();
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed') for (const p of suite.processes) console.log(p.proc.tail(15));
+    if (this.currentTest?.state !== 'failed') return;
+    for (const p of suite.processes) console.log(p.proc.tail(15));
+    console.log(suite.gateway.tail(30));
   });
 
   const write = (c: number, seq: number) => {

@@ -22,6 +22,8 @@ export interface ReplicatedSuite {
   readonly baseUrl: string;
   readonly adminKey: string;
   readonly processes: readonly SuiteProcess[];
+  /** The gateway's process (its log says why an upstream call failed). */
+  readonly gateway: ManagedProcess;
   replicas(service: string): SuiteProcess[];
   /** Sum of grpc_server_handled_total of one process for a method (all codes). */
   handled(p: SuiteProcess, method: string): Promise<number>;
@@ -118,6 +120,7 @@ export async function startReplicated(opts: {
       baseUrl,
       adminKey,
       processes: all,
+      gateway,
       replicas: (service) => all.filter((p) => p.service === service),
       async handled(p, method) {
         const text = await (await fetch(`http://127.0.0.1:${p.metricsPort}/metrics`)).text();

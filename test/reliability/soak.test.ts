@@ -38,6 +38,8 @@ const WARMUP_MS = LONG ? 120_000 : 15_000;
  */
 const CYCLES = DURATION_MS >= 300_000;
 const SAMPLE_EVERY_MS = LONG ? 15_000 : 5_000;
+/** Resident memory alone is sampled this often (its peaks are short). */
+const RSS_EVERY_MS = 1_000;
 /** Windows p99 is computed over. */
 const WINDOW_MS = LONG ? 60_000 : 10_000;
 
@@ -135,7 +137,19 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
         await sleep(SAMPLE_EVERY_MS);
       }
     })();
-    const outcomes = await runLoad(CLIENTS, step, sampler);
+    // Resident memory is also read every second on its own (from /proc, no request to the process):
+    // the sawtooth's peaks last seconds, and samples 15-30 s apart (the live heap's, slowed by the
+    // metrics scrape under load) caught a different fraction of them in each third.
+    const rssSamples: { t: number; rss: Record<string, number> }[] = [];
+    const rssSampler = (async () => {
+      while (Date.now() - t0 < DURATION_MS) {
+        const rss: Record<string, number> = {};
+        for (const [name, p] of engram.processes) rss[name] = processStats(p.child.pid!).rssMiB;
+        rssSamples.push({ t: Date.now() - t0, rss });
+        await sleep(RSS_EVERY_MS);
+      }
+    })();
+    const outcomes = await runLoad(CLIENTS, step, Promise.all([sampler, rssSampler]));
 
     const counts = tally(outcomes);
     const failures = outcomes.filter((o) => o.status === 0 || o.status >= 500);
@@ -166,9 +180,15 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
     const third = Math.max(1, Math.floor(measured.length / 3));
     const first = measured.slice(0, third);
     const last = measured.slice(-third);
-    // Everything measured before the last third: several sawtooth cycles, where the first third alone
-    // (2.7 min of 8) may hold none of a process's peaks.
-    const before = measured.slice(0, measured.length - third);
+    // The same thirds, by time, over the per-second resident memory samples, and everything measured
+    // before the last third: several sawtooth cycles, where the first third alone (2.7 min of 8) may
+    // hold none of a process's peaks.
+    const rssMeasured = rssSamples.filter((s) => s.t >= WARMUP_MS);
+    const lastFrom = last[0]?.t ?? DURATION_MS;
+    const firstUntil = first[first.length - 1]?.t ?? WARMUP_MS;
+    const rssFirst = rssMeasured.filter((s) => s.t <= firstUntil);
+    const rssBefore = rssMeasured.filter((s) => s.t < lastFrom);
+    const rssLast = rssMeasured.filter((s) => s.t >= lastFrom);
     const growth: Record<
       string,
       {
@@ -184,15 +204,15 @@ describe('reliability: soak of mixed writes, queries, votes and runs', function 
       }
     > = {};
     for (const name of engram.processes.keys()) {
-      const rss = (ss: Sample[]) => ss.map((s) => s.stats[name]!.rssMiB);
+      const rss = (ss: typeof rssSamples) => ss.map((s) => s.rss[name]!);
       // Samples before the process's first full collection carry no live heap.
       const live = (ss: Sample[]) => median(ss.map((s) => s.live[name]!).filter((v) => v > 0));
       growth[name] = {
-        rss_floor_first: Math.min(...rss(first)),
-        rss_max_first: Math.max(...rss(first)),
-        rss_max_before_last: Math.max(...rss(before)),
-        rss_floor_last: Math.min(...rss(last)),
-        rss_max_last: Math.max(...rss(last)),
+        rss_floor_first: Math.min(...rss(rssFirst)),
+        rss_max_first: Math.max(...rss(rssFirst)),
+        rss_max_before_last: Math.max(...rss(rssBefore)),
+        rss_floor_last: Math.min(...rss(rssLast)),
+        rss_max_last: Math.max(...rss(rssLast)),
         live_first: live(first),
         live_last: live(last),
         fds_start: median(first.map((s) => s.stats[name]!.fds)),

@@ -19,6 +19,12 @@ interface Outage {
  * http_requests_total (status 503, per route); an outage under load is two lines per service rather
  * than one per request.
  */
+/** What a failed upstream call said, as logged. */
+export interface UpstreamFailure {
+  readonly grpc_details?: string;
+  readonly previous_attempts?: number;
+}
+
 export class DependencyState {
   private readonly down = new Map<string, Outage>();
 
@@ -27,8 +33,12 @@ export class DependencyState {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A request to `service` was answered 503 with `reason`. */
-  unavailable(service: string, reason: string, route: string): void {
+  /**
+   * A request to `service` was answered 503 with `reason`; `cause` is the failed call's gRPC status
+   * (its message says whether the connection dropped, was refused or never became ready) and how many
+   * attempts grpc-js made before it, logged with the first refusal of an outage.
+   */
+  unavailable(service: string, reason: string, route: string, cause: UpstreamFailure = {}): void {
     const outage = this.down.get(service);
     if (outage) {
       outage.refused++;
@@ -36,7 +46,7 @@ export class DependencyState {
     }
     this.down.set(service, { since: this.now(), reason, refused: 1 });
     this.log.warn(
-      { upstream: service, reason, route },
+      { upstream: service, reason, route, ...cause },
       'upstream unavailable: answering 503 until it is back (further refusals are counted, not logged)',
     );
   }

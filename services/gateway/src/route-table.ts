@@ -1,4 +1,5 @@
 import type { DescField, DescMethod, DescService, FileRegistry } from '@bufbuild/protobuf';
+import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
 import { readHttpBindings } from './http-rules.ts';
 import { findField, isStringSettable, resolveFieldPath } from './field-path.ts';
 import { validationFailed } from './gateway-error.ts';
@@ -33,6 +34,17 @@ export interface Route {
   readonly bodyField: DescField | undefined;
   readonly responseField: DescField | undefined;
   readonly pathFields: readonly PathField[];
+}
+
+/**
+ * A route whose call changes nothing: a GET, or a method the protos declare free of side effects
+ * (queries sent as POST). Such a call may be sent again, on another replica, after any failure of
+ * the connection that carried it.
+ */
+export function isReadOnly(route: Route): boolean {
+  return (
+    route.httpMethod === 'GET' || route.method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS
+  );
 }
 
 export type RouteLookup =

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema, MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { channelProof, type MethodName } from '@engram/grpc-kit';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { runWithRequestContext, type Logger } from '@engram/logger';
@@ -8,7 +8,7 @@ import { startHttpServerSpan } from '@engram/telemetry';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { ClientAbortedError, DEFAULT_MAX_BODY_BYTES } from './body-reader.ts';
 import { answerClientError } from './client-error.ts';
-import { DependencyState, UNAVAILABLE_REASONS } from './dependency-state.ts';
+import { DependencyState, UNAVAILABLE_REASONS, type UpstreamFailure } from './dependency-state.ts';
 import { writeError } from './error-writer.ts';
 import { GatewayError, internalError, methodNotAllowed, routeNotFound } from './gateway-error.ts';
 import { MCP_PATH, mcpEndpoint, selfUrl } from './mcp-endpoint.ts';
@@ -17,7 +17,7 @@ import { OPENAPI_PATH } from './openapi/document.ts';
 import { openApiHandler } from './openapi/serve.ts';
 import { checkReadiness, READINESS_TIMEOUT_MS } from './readiness.ts';
 import { pickRequestId } from './request-id.ts';
-import { RouteTable, type Route } from './route-table.ts';
+import { isReadOnly, RouteTable, type Route } from './route-table.ts';
 import { StatusFieldRenderer } from './item-status.ts';
 import { transcode, type TranscodeDeps } from './transcode.ts';
 import { UpstreamPool } from './upstream.ts';
@@ -155,7 +155,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (err instanceof ClientAbortedError) return void res.destroy();
     const gwErr = err instanceof GatewayError ? err : internalError(err);
     if (gwErr.httpStatus === 503 && upstream !== undefined && UNAVAILABLE_REASONS.has(gwErr.reason)) {
-      upstreamState.unavailable(upstream, gwErr.reason, route);
+      upstreamState.unavailable(upstream, gwErr.reason, route, upstreamFailure(gwErr.cause));
     } else if (gwErr.httpStatus >= 500) {
       const cause = gwErr.cause as { code?: unknown; details?: unknown } | undefined;
       if (typeof cause?.code === 'number') {
@@ -254,11 +254,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
 function readOnlyMethods(routes: readonly Route[]): MethodName[] {
   const out = new Map<string, MethodName>();
   for (const r of routes) {
-    if (r.httpMethod !== 'GET' && r.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS)
-      continue;
+    if (!isReadOnly(r)) continue;
     out.set(r.grpcPath, { service: r.service.typeName, method: r.method.name });
   }
   return [...out.values()];
+}
+
+/** The gRPC message and attempt count of a failed upstream call, for the outage log. */
+function upstreamFailure(cause: unknown): UpstreamFailure {
+  const err = cause as { details?: unknown; metadata?: { get(key: string): unknown[] } } | undefined;
+  const attempts = Number(err?.metadata?.get?.('grpc-previous-rpc-attempts')[0] ?? 0);
+  return {
+    ...(typeof err?.details === 'string' ? { grpc_details: err.details } : {}),
+    previous_attempts: Number.isFinite(attempts) ? attempts : 0,
+  };
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown): void {

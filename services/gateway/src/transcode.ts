@@ -9,7 +9,7 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from './idempotency-key.ts';
 import type { StatusFieldRenderer } from './item-status.ts';
 import { relayNdjson } from './ndjson-stream.ts';
 import { bindRequest } from './request-binding.ts';
-import type { Route } from './route-table.ts';
+import { isReadOnly, type Route } from './route-table.ts';
 import type { UpstreamPool } from './upstream.ts';
 
 /** What the transcoder needs; built once by createGateway. */
@@ -127,10 +127,12 @@ export async function transcode(
     try {
       raw = await send();
     } catch (err) {
-      // A write carrying an idempotency key is safe to send again: the upstream runs it once per key.
-      // Sent again only when no Engram process answered (the connection failed, e.g. a replica that
-      // died before the channel saw it): round robin then picks a live replica.
-      if (idempotencyKey === undefined || abort.signal.aborted || !isTransportFailure(err)) throw err;
+      // Sent again once when no Engram process answered (the connection failed, e.g. a replica that
+      // died before the channel saw it, or while its answer was on the wire, after grpc-js had
+      // committed the call and would not retry it): round robin then picks a live replica. Safe for
+      // a read, and for a write carrying an idempotency key (the upstream runs it once per key).
+      const resendable = idempotencyKey !== undefined || isReadOnly(route);
+      if (!resendable || abort.signal.aborted || !isTransportFailure(err)) throw err;
       raw = await send();
     }
   } catch (err) {

@@ -333,6 +333,19 @@ describe('gateway (real gRPC fixture server, real HTTP)', () => {
     after(() => post('/memories/add', { content: 'after the dropped writes' }));
   });
 
+  describe('a read whose connection failed after the answer had begun', () => {
+    it('is sent once more (grpc-js no longer retries a call it has headers for), and the client gets the answer', async () => {
+      const query = 'drop-after-headers read';
+      const res = await post('/memories/query', { query });
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual((await json(res)).memories, []);
+      const queries = fixture.calls.filter(
+        (c) => c.path === 'Query' && (c.request as { query: string }).query === query,
+      );
+      assert.equal(queries.length, 2);
+    });
+  });
+
   describe('bad requests are 4xx, never 5xx', () => {
     it('unknown field -> 400 naming it', async () => {
       const err = await errorOf(
