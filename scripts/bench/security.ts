@@ -35,6 +35,7 @@ import {
   engramHardNegatives,
   engramIndirect,
   olderBenchData,
+  ROUND_3,
   SPLITS,
   type Corpus,
   type Item,
@@ -44,7 +45,8 @@ import { DETECTORS, escalation, fired, policyOutcome, verdictOf, type Verdict } 
 import { adversarialInputs, measure, measureBest, type Latency } from './security/latency.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dataDir = process.env.INJECTION_DEV_DATA ?? join(root, '..', 'shared', 'data', 'injection-dev');
+/** The public corpora are not part of the repository: read only when INJECTION_DEV_DATA names them. */
+const dataDir = process.env.INJECTION_DEV_DATA;
 const evalDir = join(root, 'libs', 'security-rules', 'eval');
 const benchData = join(root, 'libs', 'security-rules', 'bench-data');
 
@@ -61,8 +63,18 @@ const corpora: Corpus[] = [
   engramIndirect(evalDir, splits),
   engramHardNegatives(evalDir, splits),
   ...(direct ? [direct] : []),
-  ...(existsSync(join(dataDir, 'deepset-prompt-injections.jsonl')) ? [deepset(dataDir), bipia(dataDir)] : []),
+  ...(dataDir !== undefined && existsSync(join(dataDir, 'deepset-prompt-injections.jsonl'))
+    ? [deepset(dataDir), bipia(dataDir)]
+    : []),
   olderBenchData(benchData),
+  // Round 3: a sealed set only, written before this round's tuning (see ROUND_3).
+  ...(withoutSealed
+    ? []
+    : [
+        engramBenign(evalDir, undefined, ROUND_3),
+        engramIndirect(evalDir, undefined, ROUND_3),
+        engramHardNegatives(evalDir, undefined, ROUND_3),
+      ]),
 ];
 
 if (args[0] === '--errors') {
@@ -187,30 +199,33 @@ out('(Attacks: caught / all; benign: flagged / all.)');
 out();
 
 // ---- The default policy on the Engram benign corpus, at each item's default scope.
-out('### engram-benign under the default content policy, at each item default scope');
+out('### The benign Engram memories under the default content policy, at each item default scope');
 out();
 out(
   'Refused = 422 (an injection finding where the type defaults to global scope, which CONTENT_POLICY_INJECTION_GLOBAL_SCOPE=reject refuses); ' +
     'flagged = stored with a flag (any category; injection in brackets). Targets on sealed: at most 0.5% refused, at most 2% flagged.',
 );
 out();
-out('| split | items | refused | flagged (injection) |');
-out('|---|---:|---:|---:|');
+out('| corpus | split | items | refused | flagged (injection) |');
+out('|---|---|---:|---:|---:|');
 const benign = corpora.find((c) => c.name === 'engram-benign')!;
-for (const split of ['dev', 'validation', 'sealed'] as const) {
-  const items = benign.items.filter((i) => i.split === split);
-  let refused = 0;
-  let flagged = 0;
-  let flaggedInjection = 0;
-  for (const i of items) {
-    const o = await policyOutcome(i);
-    if (o.refused) refused++;
-    if (o.flagged) flagged++;
-    if (o.flagged && o.injection) flaggedInjection++;
+for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'))) {
+  for (const split of ['dev', 'validation', 'sealed'] as const) {
+    const items = corpus.items.filter((i) => i.split === split);
+    if (items.length === 0) continue;
+    let refused = 0;
+    let flagged = 0;
+    let flaggedInjection = 0;
+    for (const i of items) {
+      const o = await policyOutcome(i);
+      if (o.refused) refused++;
+      if (o.flagged) flagged++;
+      if (o.flagged && o.injection) flaggedInjection++;
+    }
+    out(
+      `| ${corpus.name} | ${split} | ${items.length} | ${refused} (${pct(refused, items.length)}) | ${flagged} (${pct(flagged, items.length)}; ${flaggedInjection}) |`,
+    );
   }
-  out(
-    `| ${split} | ${items.length} | ${refused} (${pct(refused, items.length)}) | ${flagged} (${pct(flagged, items.length)}; ${flaggedInjection}) |`,
-  );
 }
 out();
 

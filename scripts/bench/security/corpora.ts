@@ -189,48 +189,93 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
   };
 }
 
+/**
+ * Where a round of the Engram corpora lives. Round 2 (engram-benign, engram-indirect) has dev,
+ * validation and sealed splits. Round 3 (engram-r3) is a sealed set only, written after round 2's
+ * sealed aggregates had been read during tuning and before the next tuning round, by a writer who had
+ * not seen the detector (its data card): scored, never read, never tuned on.
+ */
+export interface EngramRound {
+  /** Prefix of the corpus names in the report. */
+  readonly name: string;
+  readonly benignDir: string;
+  readonly indirectDir: string;
+  readonly splits: readonly EngramSplit[];
+}
+export const ROUND_2: EngramRound = {
+  name: 'engram',
+  benignDir: 'engram-benign',
+  indirectDir: 'engram-indirect',
+  splits: ALL_ENGRAM_SPLITS,
+};
+export const ROUND_3: EngramRound = {
+  name: 'engram-r3',
+  benignDir: 'engram-r3',
+  indirectDir: 'engram-r3',
+  splits: ['sealed'],
+};
+
 /** engram-benign: everyday agent memories that use trigger words innocently (all negatives). */
-export function engramBenign(evalDir: string, splits = ALL_ENGRAM_SPLITS): Corpus {
+export function engramBenign(evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2): Corpus {
   return {
-    name: 'engram-benign',
+    name: `${round.name}-benign`,
     engram: true,
-    items: readSplits(join(evalDir, 'engram-benign'), 'benign-memories', splits, (r, split) => ({
-      text: String(r.text),
-      injection: false,
-      split,
-      family: str(r.kind, 'note'),
-      ...contextOf(r, INTERNAL_NOTE),
-    })),
+    items: readSplits(
+      join(evalDir, round.benignDir),
+      'benign-memories',
+      splits ?? round.splits,
+      (r, split) => ({
+        text: String(r.text),
+        injection: false,
+        split,
+        family: str(r.kind, 'note'),
+        ...contextOf(r, INTERNAL_NOTE),
+      }),
+    ),
   };
 }
 
 /** engram-indirect: instructions planted in stored tool output, by harm. */
-export function engramIndirect(evalDir: string, splits = ALL_ENGRAM_SPLITS): Corpus {
+export function engramIndirect(evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2): Corpus {
   return {
-    name: 'engram-indirect (attacks)',
+    name: `${round.name}-indirect (attacks)`,
     engram: true,
-    items: readSplits(join(evalDir, 'engram-indirect'), 'indirect-injections', splits, (r, split) => ({
-      text: String(r.text),
-      injection: true,
-      split,
-      family: str(r.harm, 'other'),
-      ...contextOf(r, TOOL_OUTPUT),
-    })),
+    items: readSplits(
+      join(evalDir, round.indirectDir),
+      'indirect-injections',
+      splits ?? round.splits,
+      (r, split) => ({
+        text: String(r.text),
+        injection: true,
+        split,
+        family: str(r.harm, 'other'),
+        ...contextOf(r, TOOL_OUTPUT),
+      }),
+    ),
   };
 }
 
 /** engram-indirect's hard negatives: benign tool output whose imperatives address people. */
-export function engramHardNegatives(evalDir: string, splits = ALL_ENGRAM_SPLITS): Corpus {
+export function engramHardNegatives(
+  evalDir: string,
+  splits?: readonly EngramSplit[],
+  round = ROUND_2,
+): Corpus {
   return {
-    name: 'engram-indirect (hard negatives)',
+    name: `${round.name}-indirect (hard negatives)`,
     engram: true,
-    items: readSplits(join(evalDir, 'engram-indirect'), 'hard-negatives', splits, (r, split) => ({
-      text: String(r.text),
-      injection: false,
-      split,
-      family: str(r.carrier, 'other'),
-      ...contextOf(r, TOOL_OUTPUT),
-    })),
+    items: readSplits(
+      join(evalDir, round.indirectDir),
+      'hard-negatives',
+      splits ?? round.splits,
+      (r, split) => ({
+        text: String(r.text),
+        injection: false,
+        split,
+        family: str(r.carrier, 'other'),
+        ...contextOf(r, TOOL_OUTPUT),
+      }),
+    ),
   };
 }
 
