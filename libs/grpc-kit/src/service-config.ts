@@ -6,9 +6,9 @@ export interface MethodName {
 
 /**
  * Attempts of a read, the first included, when the replica that served it fails under it: grpc-js's
- * most. Three, 50 ms apart at most, were sometimes all sent to a replica just killed, before the
- * channel had seen its connection close (the replicas fault test, on a loaded machine); five, with
- * pauses of up to 0.1, 0.2, 0.4 and 0.8 s, leave it the time to.
+ * most, with pauses of up to 0.1, 0.2, 0.4 and 0.8 s, so a replica just killed has left the round
+ * robin before the last. grpc-js retries only a call it has no response headers for yet; the gateway
+ * sends a read that failed after them once more itself (services/gateway/src/transcode.ts).
  */
 export const READ_ATTEMPTS = 5;
 
