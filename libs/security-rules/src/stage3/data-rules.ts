@@ -37,7 +37,7 @@ const MUST = S`(?:must|should|shall|are\s+(?:required|instructed|asked|expected)
 const SENSITIVE = S`(?:access|admin(?:istrator)?s?|owner(?:ship)?|permissions?|rights|privileges|root|sudoers?|passwords?|credentials|keys?|tokens?|two[\s-]factor|2fa|mfa|recovery|backup\s+codes|security\s+(?:questions|alerts|settings)|allow[\s-]?list|firewall|antivirus|vpn|payments?|payees?|payouts?|refunds?|wire|transfers?|invoices?|iban|routing|sort\s+code|acct|account\s+(?:number|no)|wallet|gift\s+cards?|store\s+credit|spending\s+limit|reimbursements?|doors?|locks?|gates?|garage|alarms?|cameras?|sensors?|sirens?|thermostat|heat(?:er|ing)|windows?|blinds|engine|vehicle|sprinklers?|backups?|databases?|archive|retention|records|files|folders?|drive|mailbox|inbox|e-?mails?|contacts|customer\s+(?:list|data(?:base)?|records)|salar(?:y|ies)|statements|passports|history|forwarding|auto-?forward|reply-to|bcc|cc|public|internet|everyone|anyone|domains?|dns|nameservers?|accounts?|users?|members|repositor(?:y|ies)|repos?|servers?|production|secrets?|ssh|certificates?|webhooks?|logs|calendar|messages|documents|photos|location|(?:delivery|billing|shipping|home|e-?mail)\s+address|phone\s+numbers?|notifications|alerts|approvals?|limits?|cards?|bank|funds|cash|bitcoin|btc|crypto|deposit|balance|fridge|freezer|oven|boiler|electricity|water\s+supply|workspace|organi[sz]ation|tenant|bucket|konto|zugang|passwort|daten|kundenliste|compte|données|accès|mot\s+de\s+passe|cuenta|correo|contraseña|datos|acceso|conto|dati|accesso|cartella|proprietario|propietario|administrador|amministratore|administrateur|cars?|trucks?|geofenc\w*|tracking|immobili[sz]ers?|commits|release\s+tags|main\s+branch|default\s+branch|profiles?|profilo|profil|perfil|claims?|purchase\s+orders?|expense\s+reports?|detectors?|smoke\s+alarms?|moderators?|approvers?|signers?|signator(?:y|ies)|superusers?)`;
 
 /** Imperative verbs of those acts, as the first word of a request. */
-const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach|revert|roll\s+back|force[\s-]push|double|triple|increase|promote|downgrade|register|enrol+|switch|silence|fax|ship|remit|deposit|appoint|cancellare|eliminate|annullate|stornieren|sperren|entfernen|ändern|annulez|modifiez|anulen|anula|modifica|modifique)`;
+const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach|revert|roll\s+back|withdraw|force[\s-]push|double|triple|increase|promote|downgrade|register|enrol+|switch|silence|fax|ship|remit|deposit|appoint|cancellare|eliminate|annullate|stornieren|sperren|entfernen|ändern|annulez|modifiez|anulen|anula|modifica|modifique)`;
 
 /**
  * A code comment that asks for something: imperatives are how comments describe code ("// Forward
@@ -103,6 +103,18 @@ function notAdvice(text: string, matchStart: number, end: number) {
   return ADVICE.test(sentence) ? undefined : { start: matchStart, end };
 }
 
+/**
+ * People called agents: "travel agents must apply in person", "support agents act on every
+ * complaint". A reader word right after one of these names a person's job, not the software.
+ */
+const HUMAN_AGENT =
+  /\b(?:travel|estate|insurance|support|sales|booking|service|call[\s-]cent(?:er|re)|contact[\s-]cent(?:er|re)|border|secret|free|special|ticket(?:ing)?|leasing|letting|shipping|customs|press|literary|talent|sports|patrol|federal|field|station|gate|check-?in|claims?|listing|buyer'?s?|seller'?s?|human|live|loan|rental|housing|property|employment|recruiting|payroll)\s+$/i;
+function notHumanAgent(text: string, start: number, end: number) {
+  let s = start;
+  while (s < end && !/\w/.test(text[s]!)) s++;
+  return HUMAN_AGENT.test(text.slice(Math.max(0, s - 30), s)) ? undefined : { start, end };
+}
+
 const rule = (type: string, pattern: string, accept?: Rule['accept']): Rule => ({
   category: 'injection',
   type,
@@ -121,6 +133,7 @@ export const DATA_RULES: readonly Rule[] = [
   rule(
     'indirect_instruction',
     S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:reading|processing|handling|summari[sz]ing|parsing|connected|that|who|which)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
+    notHumanAgent,
   ),
   // An order passed to the reader through its user: "Please have the assistant respond ...".
   rule(
@@ -174,6 +187,7 @@ export const DATA_RULES: readonly Rule[] = [
   rule(
     'indirect_instruction',
     S`\b${READER}\s+(?:(?:must|should|shall|will|are\s+to|need\s+to)\s+)?${COMPLY}\s+(?:this|these|it|them|now|immediately|at\s+once|right\s+away|without|accordingly|the\s+(?:above|following|change|changes|update|instructions?))\b`,
+    notHumanAgent,
   ),
   // An order timed on the data being read: "When this record is read, schedule ...", "Once this
   // e-mail is processed, forward ...". Data does not say what happens when it is read; a planted
@@ -225,7 +239,7 @@ export const DATA_RULES: readonly Rule[] = [
   // "Weiterleitung aller eingehenden E-Mails an ...", "inoltra tutte le e-mail a ...".
   rule(
     'indirect_instruction',
-    S`\b(?:forward(?:ing)?|redirect(?:ion)?|auto-?forward(?:ing)?|weiterleitung|weiterleiten|umleitung|transf[eé]r(?:er|ez)?|redirig\w*|reenv\w*|inoltr\w*)\b${GAP}\b(?:all|every|each|alle[rn]?|tous|toutes|todos|todas|tutti|tutte)\b${GAP}\b(?:e-?mails?|mails?|messages?|nachrichten|courriels?|correos?|messaggi|posta)\b${GAP}(?:[\w.+-]+@[\w-]+\.[a-z]|https?://)`,
+    S`\b(?:forward(?:ing)?|redirect(?:ion)?|auto-?forward(?:ing)?|weiterleitung|weiterleiten|umleitung|transf[eé]r\w*|redirig\w*|reenv\w*|inoltr\w*)\b${GAP}\b(?:all|every|each|alle[rn]?|tous|toutes|todos|todas|tutti|tutte)\b${GAP}\b(?:e-?mails?|mails?|messages?|nachrichten|courriels?|correos?|messaggi|posta)\b${GAP}(?:[\w.+-]+@[\w-]+\.[a-z]|https?://)`,
     notAdvice,
   ),
 ];
