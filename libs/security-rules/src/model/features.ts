@@ -110,6 +110,10 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'revoke rotate release issue buy purchase switch turn sync mirror redirect direct reply include'.split(
       ' ',
     ),
+    ...'revert withdraw double increase promote register enrol enroll appoint silence fax ship remit deposit'.split(
+      ' ',
+    ),
+    ...'stornieren entfernen sperren ändern annulez modifiez anulen anula modifica cancellate eliminate'.split(' '),
     ...'senden schicken überweisen löschen entsperren deaktivieren freigeben hinzufügen weiterleiten teilen'.split(
       ' ',
     ),
@@ -142,9 +146,16 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'konto zugang passwort daten compte données accès cuenta contraseña datos acceso conto dati accesso'.split(
       ' ',
     ),
+    ...'car cars vehicle geofencing tracking location commits branch branches profile profiles claim claims'.split(
+      ' ',
+    ),
+    ...'approvers approver signer signers signatory moderator moderators superuser detectors detector orders'.split(
+      ' ',
+    ),
+    ...'profilo profil perfil rechnungen ticket tickets'.split(' '),
   ],
   // 3: the software reading the data.
-  'ai assistant assistants agent agents bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
+  'ai assistant assistants agent agents agenti agenten agentes bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
     ' ',
   ),
   // 4: softeners and haste.
@@ -157,11 +168,22 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
   'must should shall need needs required instructed expected'.split(' '),
   // 8: money.
   'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
+  // 9: authority a forged notice claims (system, admin, operator, ...), and the notice itself.
+  [
+    ...'system admin administrator operator root security compliance override directive directives notice'.split(' '),
+    ...'instruction instructions command hinweis anweisung nota avviso avis aviso sistema système istruzioni'.split(
+      ' ',
+    ),
+  ],
+  // 10: the data being read or worked on: a planted order is timed on it ("once this is processed").
+  'read processed processing summarised summarized summarising summarizing parsed parsing ingested indexed retrieved reading'.split(
+    ' ',
+  ),
 ];
 /** Class flags of a segment that come from characters: an e-mail address, a URL, a currency sign. */
-const CLASS_AT = 9;
-const CLASS_URL = 10;
-const CLASS_CURRENCY = 11;
+const CLASS_AT = WORD_CLASSES.length + 1;
+const CLASS_URL = CLASS_AT + 1;
+const CLASS_CURRENCY = CLASS_AT + 2;
 
 /** FNV-1a of a lower-case word as features() hashes it (apostrophes skipped). */
 function wordHashOf(word: string): number {
