@@ -37,7 +37,7 @@ const MUST = S`(?:must|should|shall|are\s+(?:required|instructed|asked|expected)
 const SENSITIVE = S`(?:access|admin(?:istrator)?s?|owner(?:ship)?|permissions?|rights|privileges|root|sudoers?|passwords?|credentials|keys?|tokens?|two[\s-]factor|2fa|mfa|recovery|backup\s+codes|security\s+(?:questions|alerts|settings)|allow[\s-]?list|firewall|antivirus|vpn|payments?|payees?|payouts?|refunds?|wire|transfers?|invoices?|iban|routing|sort\s+code|acct|account\s+(?:number|no)|wallet|gift\s+cards?|store\s+credit|spending\s+limit|reimbursements?|doors?|locks?|gates?|garage|alarms?|cameras?|sensors?|sirens?|thermostat|heat(?:er|ing)|windows?|blinds|engine|vehicle|sprinklers?|backups?|databases?|archive|retention|records|files|folders?|drive|mailbox|inbox|e-?mails?|contacts|customer\s+(?:list|data(?:base)?|records)|salar(?:y|ies)|statements|passports|history|forwarding|auto-?forward|reply-to|bcc|cc|public|internet|everyone|anyone|domains?|dns|nameservers?|accounts?|users?|members|repositor(?:y|ies)|repos?|servers?|production|secrets?|ssh|certificates?|webhooks?|logs|calendar|messages|documents|photos|location|(?:delivery|billing|shipping|home|e-?mail)\s+address|phone\s+numbers?|notifications|alerts|approvals?|limits?|cards?|bank|funds|cash|bitcoin|btc|crypto|deposit|balance|fridge|freezer|oven|boiler|electricity|water\s+supply|workspace|organi[sz]ation|tenant|bucket|konto|zugang|passwort|daten|kundenliste|compte|données|accès|mot\s+de\s+passe|cuenta|correo|contraseña|datos|acceso|conto|dati|accesso|cartella|proprietario|propietario|administrador|amministratore|administrateur|cars?|trucks?|geofenc\w*|tracking|immobili[sz]ers?|commits|release\s+tags|main\s+branch|default\s+branch|profiles?|profilo|profil|perfil|claims?|purchase\s+orders?|expense\s+reports?|detectors?|smoke\s+alarms?|moderators?|approvers?|signers?|signator(?:y|ies)|superusers?)`;
 
 /** Imperative verbs of those acts, as the first word of a request. */
-const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach|revert|roll\s+back|withdraw|force[\s-]push|double|triple|increase|promote|downgrade|register|enrol+|switch|silence|fax|ship|remit|deposit|appoint|cancellare|eliminate|annullate|stornieren|sperren|entfernen|ändern|annulez|modifiez|anulen|anula|modifica|modifique)`;
+const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach|envoyer|transférer|transmettre|supprimer|désactiver|partager|ajouter|virer|déverrouiller|enviar|transferir|eliminar|borrar|desactivar|compartir|inviare|trasferire|eliminare|cancellare|disattivare|condividere|sbloccare|revert|roll\s+back|withdraw|force[\s-]push|double|triple|increase|promote|downgrade|register|enrol+|switch|silence|fax|ship|remit|deposit|appoint|cancellare|eliminate|annullate|stornieren|sperren|entfernen|ändern|annulez|modifiez|anulen|anula|modifica|modifique)`;
 
 /**
  * A code comment that asks for something: imperatives are how comments describe code ("// Forward
@@ -47,7 +47,7 @@ const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|fr
 const COMMENT_REQUEST = S`(?:^|\n)\s*(?:#+|//+|--|\*)\s*(?:please|kindly|also|now|just|(?:could|can|would|will)\s+you|go\s+ahead\s+and)\s+`;
 
 /** Acts that move data somewhere. */
-const EXFIL = S`(?:send|forward|bcc|cc|copy|share|email|e-mail|upload|post|export|sync|mirror|transfer|redirect|reply|direct|report|submit|leak|fax|mail|ship|wire|pay|remit|deposit|envoyez|envoie|transférez|partagez|envíe|envía|reenvía|comparte|invia|inoltra|condividi|senden|schicken|weiterleiten)`;
+const EXFIL = S`(?:send|forward|bcc|cc|copy|share|email|e-mail|upload|post|export|sync|mirror|transfer|redirect|reply|direct|report|submit|leak|fax|mail|ship|wire|pay|remit|deposit|envoyer|transférer|transmettre|partager|enviar|reenviar|compartir|inviare|inoltrare|condividere|envoyez|envoie|transférez|partagez|envíe|envía|reenvía|comparte|invia|inoltra|condividi|senden|schicken|weiterleiten)`;
 
 /**
  * Where a request sends something: an e-mail address, a URL, and the other outside addresses money
@@ -66,6 +66,13 @@ const ROLE = S`(?:admins?|administrators?|co-?owners?|owners?|moderators?|approv
 const GUARD_KEY = S`(?:[\w-]*(?:timeout|reauth|mfa|2fa|otp|two[_-]?factor|verify|verification|ssl|tls|auth|lockout|password|firewall|antivirus|audit|logging|alerts?|encryption|sandbox|csrf|captcha|remember[_-]?device|require[_-]\w+|allow[_-]\w+|trusted[_-]\w+)[\w-]*)`;
 const OPEN_VALUE = S`["']?(?:never|false|off|no|none|0|disabled?|all|any|\*|unlimited|0\.0\.0\.0(?:/0)?)["']?(?:[\s;,&]|$)`;
 
+/**
+ * Polite and indirect forms of a request, in the languages of the corpora: "it would be great if you
+ * could", "I'd appreciate it if you would", "would you mind", "be sure to", "don't forget to",
+ * "veuillez", "merci de", "le ruego que", "si prega di". What follows is the act asked for.
+ */
+const POLITE = S`(?:\bit\s+would\s+be\s+(?:great|good|helpful|nice|wonderful|ideal|appreciated|best)\s+if\s+you\s+(?:could|would|can)\s+(?:please\s+)?|\bi'?d\s+(?:really\s+)?(?:appreciate\s+it|be\s+(?:grateful|glad|thankful))\s+if\s+you\s+(?:could|would|can)\s+(?:please\s+)?|\bwould\s+you\s+(?:kindly\s+|please\s+)?mind\s+|\b(?:be|make)\s+sure\s+(?:to|you)\s+|\bdon'?t\s+forget\s+to\s+|\bremember\s+to\s+|\bveuillez\s+|\bmerci\s+de\s+|\ble\s+ruego\s+que\s+|\bsi\s+prega\s+di\s+|\bti\s+chiedo\s+di\s+)`;
+
 /** A softener or connective a request may open with. */
 const PLEASE = S`(?:(?:please|kindly|also|now|just|then|and|immediately|urgently|quietly|silently|(?:could|can|would|will)\s+you(?:\s+please)?|make\s+sure\s+(?:to|you)|go\s+ahead\s+and|bitte|por\s+favor|per\s+favore|s'il\s+vous\s+plaît)\s+)*`;
 
@@ -78,7 +85,7 @@ const PLEASE = S`(?:(?:please|kindly|also|now|just|then|and|immediately|urgently
  */
 const OPENER_CHARS = new Set([...'\n\r\t .!?:;|"\u201c,-\u2013\u2014#/*']);
 const ADVICE = /\byour?\b/;
-const REQUEST_YOU = /\b(?:could|can|would|will)\s+you\b/g;
+const REQUEST_YOU = /\b(?:(?:could|can|would|will)\s+you|if\s+you\s+(?:could|would|can))\b/g;
 const isStop = (c: string | undefined) => c === '.' || c === '!' || c === '?';
 /** The sentence that ends `paragraph`, with its stop (a backward scan: a regex anchored at $ is quadratic). */
 function previousSentence(paragraph: string): string {
@@ -171,14 +178,14 @@ export const DATA_RULES: readonly Rule[] = [
   // names (an e-mail address, a URL, a phone number, a wallet, an IBAN, a post-office box).
   rule(
     'indirect_instruction',
-    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+)${PLEASE}${EXFIL}\b${GAP}${DESTINATION}`,
+    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}${EXFIL}\b${GAP}${DESTINATION}`,
     notAdvice,
   ),
   // A security-sensitive act asked for in the imperative: "Please wire the deposit ...", "Share the
   // folder with x@y.example", "Turn off the CO2 sensors", "Delete the account registered under ...".
   rule(
     'indirect_instruction',
-    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+)${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit)\b)`,
+    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit)\b)`,
     notAdvice,
   ),
 
