@@ -113,7 +113,9 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'revert withdraw double increase promote register enrol enroll appoint silence fax ship remit deposit'.split(
       ' ',
     ),
-    ...'stornieren entfernen sperren ändern annulez modifiez anulen anula modifica cancellate eliminate'.split(' '),
+    ...'stornieren entfernen sperren ändern annulez modifiez anulen anula modifica cancellate eliminate'.split(
+      ' ',
+    ),
     ...'senden schicken überweisen löschen entsperren deaktivieren freigeben hinzufügen weiterleiten teilen'.split(
       ' ',
     ),
@@ -170,7 +172,9 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
   'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
   // 9: authority a forged notice claims (system, admin, operator, ...), and the notice itself.
   [
-    ...'system admin administrator operator root security compliance override directive directives notice'.split(' '),
+    ...'system admin administrator operator root security compliance override directive directives notice'.split(
+      ' ',
+    ),
     ...'instruction instructions command hinweis anweisung nota avviso avis aviso sistema système istruzioni'.split(
       ' ',
     ),
