@@ -34,7 +34,7 @@ const MUST = S`(?:must|should|shall|are\s+(?:required|instructed|asked|expected)
  * What a planted order asks for: access, money, a device, deletion, a setting, data sent out. Objects
  * that only matter when someone is told to act on them.
  */
-const SENSITIVE = S`(?:access|admin(?:istrator)?s?|owner(?:ship)?|permissions?|rights|privileges|root|sudoers?|passwords?|credentials|keys?|tokens?|two[\s-]factor|2fa|mfa|recovery|backup\s+codes|security\s+(?:questions|alerts|settings)|allow[\s-]?list|firewall|antivirus|vpn|payments?|payees?|payouts?|refunds?|wire|transfers?|invoices?|iban|routing|sort\s+code|acct|account\s+(?:number|no)|wallet|gift\s+cards?|store\s+credit|spending\s+limit|reimbursements?|doors?|locks?|gates?|garage|alarms?|cameras?|sensors?|sirens?|thermostat|heat(?:er|ing)|windows?|blinds|engine|vehicle|sprinklers?|backups?|databases?|archive|retention|records|files|folders?|drive|mailbox|inbox|e-?mails?|contacts|customer\s+(?:list|data(?:base)?|records)|salar(?:y|ies)|statements|passports|history|forwarding|auto-?forward|reply-to|bcc|cc|public|internet|everyone|anyone|domains?|dns|nameservers?|accounts?|users?|members|repositor(?:y|ies)|repos?|servers?|production|secrets?|ssh|certificates?|webhooks?|logs|calendar|messages|documents|photos|location|(?:delivery|billing|shipping|home|e-?mail)\s+address|phone\s+numbers?|notifications|alerts|approvals?|limits?|cards?|bank|funds|cash|bitcoin|btc|crypto|deposit|balance|fridge|freezer|oven|boiler|electricity|water\s+supply|workspace|organi[sz]ation|tenant|bucket|konto|zugang|passwort|daten|kundenliste|compte|données|accès|mot\s+de\s+passe|cuenta|correo|contraseña|datos|acceso|conto|dati|accesso|cartella|proprietario|propietario|administrador|amministratore|administrateur|cars?|trucks?|geofenc\w*|tracking|immobili[sz]ers?|commits|release\s+tags|main\s+branch|default\s+branch|profiles?|profilo|profil|perfil|claims?|purchase\s+orders?|expense\s+reports?|detectors?|smoke\s+alarms?|moderators?|approvers?|signers?|signator(?:y|ies)|superusers?)`;
+const SENSITIVE = S`(?:access|admin(?:istrator)?s?|owner(?:ship)?|permissions?|rights|privileges|root|sudoers?|passwords?|credentials|keys?|tokens?|two[\s-]factor|2fa|mfa|recovery|backup\s+codes|security\s+(?:questions|alerts|settings)|allow[\s-]?list|firewall|antivirus|vpn|payments?|payees?|payouts?|refunds?|wire|transfers?|invoices?|iban|routing|sort\s+code|acct|account\s+(?:number|no)|wallet|gift\s+cards?|store\s+credit|spending\s+limit|reimbursements?|doors?|locks?|gates?|garage|alarms?|cameras?|sensors?|sirens?|thermostat|heat(?:er|ing)|windows?|blinds|engine|vehicle|sprinklers?|backups?|databases?|archive|retention|records|files|folders?|drive|mailbox|inbox|e-?mails?|contacts|customer\s+(?:list|data(?:base)?|records)|salar(?:y|ies)|statements|passports|history|forwarding|auto-?forward|reply-to|bcc|cc|public|internet|everyone|anyone|domains?|dns|nameservers?|accounts?|users?|members|repositor(?:y|ies)|repos?|servers?|production|secrets?|ssh|certificates?|webhooks?|logs|calendar|messages|documents|photos|location|(?:delivery|billing|shipping|home|e-?mail)\s+address|phone\s+numbers?|notifications|alerts|approvals?|limits?|cards?|bank|funds|cash|bitcoin|btc|crypto|deposit|balance|fridge|freezer|oven|boiler|electricity|water\s+supply|workspace|organi[sz]ation|tenant|bucket|konto|zugang|passwort|daten|kundenliste|compte|données|accès|mot\s+de\s+passe|cuenta|correo|contraseña|datos|acceso|conto|dati|accesso|cartella|proprietario|propietario|administrador|amministratore|administrateur|cars?|trucks?|geofenc\w*|tracking|immobili[sz]ers?|commits|release\s+tags|main\s+branch|default\s+branch|profiles?|profilo|profil|perfil|claims?|purchase\s+orders?|expense\s+reports?|detectors?|smoke\s+alarms?)`;
 
 /** Imperative verbs of those acts, as the first word of a request. */
 const ACT = S`(?:überweisen|senden|schicken|löschen|entsperren|deaktivieren|freigeben|hinzufügen|weiterleiten|supprimez|supprime|envoyez|envoie|transférez|virez|ajoutez|désactivez|déverrouillez|partagez|eliminen|elimina|borra|borren|envíe|envía|envíen|transfiera|transfieran|añade|añadan|agreguen|agrega|cambien|cambia|desactive|desactiva|desactiven|comparte|compartan|cancella|cancellate|invia|inviate|trasferisci|trasferite|aggiungete|aggiungi|disattiva|disattivate|sblocca|sbloccate|condividi|condividete|grant|give|add|invite|make|create|share|transfer|wire|pay|settle|send|forward|email|e-mail|sms|text|whatsapp|upload|post|publish|sync|mirror|export|copy|leak|release|refund|approve|issue|gift|buy|purchase|raise|unlock|disarm|disable|deactivate|turn\s+off|switch\s+off|set|reset|change|update|point|remove|delete|erase|wipe|purge|drop|clear|cancel|archive|hide|mute|bypass|skip|lower|move|pair|let|bcc|cc|enable|allow|authori[sz]e|assign|elevate|whitelist|expose|revoke|rotate|unsubscribe|accept|confirm|collect|compile|list|reveal|print|dump|attach|envoyer|transférer|transmettre|supprimer|désactiver|partager|ajouter|virer|déverrouiller|enviar|transferir|eliminar|borrar|desactivar|compartir|inviare|trasferire|eliminare|cancellare|disattivare|condividere|sbloccare|revert|roll\s+back|withdraw|force[\s-]push|double|triple|increase|promote|downgrade|register|enrol+|switch|silence|fax|ship|remit|deposit|appoint|cancellare|eliminate|annullate|stornieren|sperren|entfernen|ändern|annulez|modifiez|anulen|anula|modifica|modifique)`;
@@ -74,7 +74,7 @@ const OPEN_VALUE = S`["']?(?:never|false|off|no|none|0|disabled?|all|any|\*|unli
 const POLITE = S`(?:\bit\s+would\s+be\s+(?:great|good|helpful|nice|wonderful|ideal|appreciated|best)\s+if\s+you\s+(?:could|would|can)\s+(?:please\s+)?|\bi'?d\s+(?:really\s+)?(?:appreciate\s+it|be\s+(?:grateful|glad|thankful))\s+if\s+you\s+(?:could|would|can)\s+(?:please\s+)?|\bwould\s+you\s+(?:kindly\s+|please\s+)?mind\s+|\b(?:be|make)\s+sure\s+(?:to|you)\s+|\bdon'?t\s+forget\s+to\s+|\bremember\s+to\s+|\bveuillez\s+|\bmerci\s+de\s+|\ble\s+ruego\s+que\s+|\bsi\s+prega\s+di\s+|\bti\s+chiedo\s+di\s+)`;
 
 /** A softener or connective a request may open with. */
-const PLEASE = S`(?:(?:please|kindly|also|now|just|then|and|immediately|urgently|quietly|silently|(?:could|can|would|will)\s+you(?:\s+please)?|make\s+sure\s+(?:to|you)|go\s+ahead\s+and|bitte|por\s+favor|per\s+favore|s'il\s+vous\s+plaît)\s+)*`;
+const PLEASE = S`(?:(?:please|pls|plz|kindly|also|now|just|then|and|immediately|urgently|quietly|silently|(?:could|can|would|will)\s+you(?:\s+please)?|make\s+sure\s+(?:to|you)|go\s+ahead\s+and|bitte|por\s+favor|per\s+favore|s'il\s+vous\s+plaît)\s+)*`;
 
 /**
  * Advice to a person about their own things ("reset your password", "turn off two-factor after you
@@ -122,6 +122,12 @@ function notHumanAgent(text: string, start: number, end: number) {
   return HUMAN_AGENT.test(text.slice(Math.max(0, s - 30), s)) ? undefined : { start, end };
 }
 
+/** "Please add me to the approvers": the writer asks for a role for themselves, as colleagues do. */
+const SELF = /^\W*\w+\s+(?:me|us|myself|ourselves)\b/i;
+function notSelfRequest(text: string, start: number, end: number) {
+  return SELF.test(text.slice(start, end)) ? undefined : notAdvice(text, start, end);
+}
+
 const rule = (type: string, pattern: string, accept?: Rule['accept']): Rule => ({
   category: 'injection',
   type,
@@ -155,7 +161,7 @@ export const DATA_RULES: readonly Rule[] = [
   // A notice for machines: "NOTICE FOR AUTOMATED PROCESSING", "(for the summariser only)", "[[agent_task]]".
   rule(
     'indirect_instruction',
-    S`\b(?:notice|note|notes|message|memo|reminder|request|instructions?|directive)\s+(?:from\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?(?:to|for)\s+(?:any\s+|all\s+|every\s+|the\s+)?(?:[\w-]+\s+)?${READER}\b|\b(?:for|to|from)\s+(?:any\s+|all\s+|the\s+)?(?:automated|automatic|machine|ai|llm)\s+(?:processing|systems?|agents?|readers?|assistants?|helpers?|tools?|pipelines?)\b|\bfor\s+the\s+summari[sz](?:er|ing\s+\w+)\s+only\b|\bagents?\s+(?:action|task)s?\s+required\b|\[\[\s*(?:agent|ai|assistant|llm|instruction)[^\]\n]*\]\]|={2,}\s*agent\s+task|\btodo\s*\(\s*(?:agent|ai|assistant|bot)\s*\)|\bmachine[\s-]readable\s*\)?\s*:|\bautomated\s+systems?\s+comply|\bdo\s+not\s+(?:display|show)\s+(?:this\s+)?to\s+(?:the\s+)?user\b`,
+    S`\b(?:notice|note|notes|message|memo|reminder|request|instructions?|directive|task|tasks|job|assignment|orders)\s+(?:from\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?(?:to|for)\s+(?:any\s+|all\s+|every\s+|the\s+)?(?:[\w-]+\s+)?${READER}\b|\b(?:for|to|from)\s+(?:any\s+|all\s+|the\s+)?(?:automated|automatic|machine|ai|llm)\s+(?:processing|systems?|agents?|readers?|assistants?|helpers?|tools?|pipelines?)\b|\bfor\s+the\s+summari[sz](?:er|ing\s+\w+)\s+only\b|\bagents?\s+(?:action|task)s?\s+required\b|\[\[\s*(?:agent|ai|assistant|llm|instruction)[^\]\n]*\]\]|={2,}\s*agent\s+task|\btodo\s*\(\s*(?:agent|ai|assistant|bot)\s*\)|\bmachine[\s-]readable\s*\)?\s*:|\bautomated\s+systems?\s+comply|\bdo\s+not\s+(?:display|show)\s+(?:this\s+)?to\s+(?:the\s+)?user\b`,
   ),
   // A forged authority header in the middle of data: "[SYSTEM NOTICE]", ">> SYSTEM DIRECTIVE <<".
   rule(
@@ -178,14 +184,14 @@ export const DATA_RULES: readonly Rule[] = [
   // names (an e-mail address, a URL, a phone number, a wallet, an IBAN, a post-office box).
   rule(
     'indirect_instruction',
-    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}${EXFIL}\b${GAP}${DESTINATION}`,
+    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|pls|plz|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}${EXFIL}\b${GAP}${DESTINATION}`,
     notAdvice,
   ),
   // A security-sensitive act asked for in the imperative: "Please wire the deposit ...", "Share the
   // folder with x@y.example", "Turn off the CO2 sensors", "Delete the account registered under ...".
   rule(
     'indirect_instruction',
-    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit)\b)`,
+    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|pls|plz|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit)\b)`,
     notAdvice,
   ),
 
@@ -224,7 +230,7 @@ export const DATA_RULES: readonly Rule[] = [
   rule(
     'indirect_instruction',
     S`\b(?:add|added|make|made|promote|promoted|upgrade|upgraded|elevate|elevated|appoint|appointed|register|registered|assign|assigned|set|enrol+|enrol+ed|designate|designated|nominate|grant|granted|give|given)\b${GAP}\b(?:as|to|into|an?)\s+(?:an?\s+|the\s+|new\s+|additional\s+|full\s+|primary\s+|sole\s+|co-?\s*)*(?:\w+\s+)?${ROLE}\b|\b(?:list|group|set)\s+of\s+${ROLE}\b|\b(?:give|grant)\s+(?:him|her|them)\s+(?:full\s+|admin\s+)?(?:recovery|admin|owner|root|full)\s+(?:rights|access|control|privileges|permissions)\b|\bwith\s+full\s+control\s+of\b`,
-    notAdvice,
+    notSelfRequest,
   ),
   // A configuration patch that switches guards off: "session_timeout=never; require_reauth=false".
   // One such setting is how code and manuals talk; two on one line, written as a patch, open a door.
