@@ -170,19 +170,6 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
   'must should shall need needs required instructed expected'.split(' '),
   // 8: money.
   'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
-  // 9: authority a forged notice claims (system, admin, operator, ...), and the notice itself.
-  [
-    ...'system admin administrator operator root security compliance override directive directives notice'.split(
-      ' ',
-    ),
-    ...'instruction instructions command hinweis anweisung nota avviso avis aviso sistema système istruzioni'.split(
-      ' ',
-    ),
-  ],
-  // 10: the data being read or worked on: a planted order is timed on it ("once this is processed").
-  'read processed processing summarised summarized summarising summarizing parsed parsing ingested indexed retrieved reading'.split(
-    ' ',
-  ),
 ];
 /** Class flags of a segment that come from characters: an e-mail address, a URL, a currency sign. */
 const CLASS_AT = WORD_CLASSES.length + 1;
