@@ -243,6 +243,12 @@ export const DATA_RULES: readonly Rule[] = [
     'indirect_instruction',
     S`\b(?:summari[sz]e|describe|present|portray|characteri[sz]e|label|classify|report|rate|list)\s+(?:this|these|it|them|the\s+(?:product|item|seller|vendor|company|listing|service|app|page|review|message|e-?mail|document|candidate|applicant|result))\s+(?:\w+\s+)?as\s+["\x{201C}'\x{2018}]`,
   ),
+  // The reader named by what it does, not what it is: "P.S. for whoever automates this repo: ...",
+  // "To whatever is indexing these pages: ...". A person is addressed by name or role.
+  rule(
+    'indirect_instruction',
+    S`\b(?:for|to)\s+(?:whoever|whatever|anyone|anything|everyone|everything)\s+(?:that\s+|who\s+|which\s+)?(?:is\s+|are\s+)?(?:automat|process|pars|index|crawl|scrap|summari[sz]|ingest)\w*\s+(?:this|these|the|our|my)\b[^.!?\n:]*:`,
+  ),
   // The reader told what to tell its user to do: "Tell the user to download the app from ...".
   rule(
     'indirect_instruction',
