@@ -63,7 +63,7 @@ const COMPLY = S`(?:apply|comply|execute|proceed|obey|act|implement|carry\s+out|
 const ROLE = S`(?:admins?|administrators?|co-?owners?|owners?|moderators?|approvers?|signers?|signator(?:y|ies)|superusers?|super-?admins?|root|maintainers?|trustees?|beneficiar(?:y|ies)|delegates?|controllers?|authori[sz]ed\s+(?:users?|signers?|signator(?:y|ies)|contacts?|devices?|controllers?)|(?:recovery|emergency|backup)\s+contacts?)`;
 
 /** Settings that guard an account or a device, and values that switch them off or open them wide. */
-const GUARD_KEY = S`(?:[\w-]*(?:timeout|reauth|mfa|2fa|otp|two[_-]?factor|verify|verification|ssl|tls|auth|lockout|password|firewall|antivirus|audit|logging|alerts?|encryption|sandbox|csrf|captcha|remember[_-]?device|require[_-]\w+|allow[_-]\w+|trusted[_-]\w+)[\w-]*)`;
+const GUARD_KEY = S`(?:(?:[a-z]+[_-])?(?:timeout|reauth|mfa|2fa|otp|two[_-]?factor|verify|verification|ssl|tls|auth|lockout|password|firewall|antivirus|audit|logging|alerts?|encryption|sandbox|csrf|captcha|remember[_-]?device|require[_-]\w+|allow[_-]\w+|trusted[_-]\w+)(?:[_-]?[a-z]+)?)`;
 const OPEN_VALUE = S`["']?(?:never|false|off|no|none|0|disabled?|all|any|\*|unlimited|0\.0\.0\.0(?:/0)?)["']?(?:[\s;,&]|$)`;
 
 /**
