@@ -110,6 +110,12 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'revoke rotate release issue buy purchase switch turn sync mirror redirect direct reply include'.split(
       ' ',
     ),
+    ...'revert withdraw double increase promote register enrol enroll appoint silence fax ship remit deposit'.split(
+      ' ',
+    ),
+    ...'stornieren entfernen sperren ändern annulez modifiez anulen anula modifica cancellate eliminate'.split(
+      ' ',
+    ),
     ...'senden schicken überweisen löschen entsperren deaktivieren freigeben hinzufügen weiterleiten teilen'.split(
       ' ',
     ),
@@ -142,9 +148,16 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'konto zugang passwort daten compte données accès cuenta contraseña datos acceso conto dati accesso'.split(
       ' ',
     ),
+    ...'car cars vehicle geofencing tracking location commits branch branches profile profiles claim claims'.split(
+      ' ',
+    ),
+    ...'approvers approver signer signers signatory moderator moderators superuser detectors detector orders'.split(
+      ' ',
+    ),
+    ...'profilo profil perfil rechnungen ticket tickets'.split(' '),
   ],
   // 3: the software reading the data.
-  'ai assistant assistants agent agents bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
+  'ai assistant assistants agent agents agenti agenten agentes bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
     ' ',
   ),
   // 4: softeners and haste.
@@ -159,9 +172,9 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
   'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
 ];
 /** Class flags of a segment that come from characters: an e-mail address, a URL, a currency sign. */
-const CLASS_AT = 9;
-const CLASS_URL = 10;
-const CLASS_CURRENCY = 11;
+const CLASS_AT = WORD_CLASSES.length + 1;
+const CLASS_URL = CLASS_AT + 1;
+const CLASS_CURRENCY = CLASS_AT + 2;
 
 /** FNV-1a of a lower-case word as features() hashes it (apostrophes skipped). */
 function wordHashOf(word: string): number {

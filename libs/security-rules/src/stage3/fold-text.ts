@@ -25,15 +25,35 @@ function isAscii(text: string): boolean {
 }
 
 /**
- * A copy of the text with the usual filter-evasion tricks undone: invisible characters removed and
- * compatibility forms folded (NFKC: fullwidth letters, ligatures, circled letters, ...). ASCII text
- * is returned unchanged without work.
+ * Unicode tag characters (U+E0000-E007F) mirror ASCII and render as nothing: text written in them
+ * ("ASCII smuggling") is read by a model and seen by no person. The printable ones fold to the
+ * ASCII character they mirror; the others (language tag, cancel tag) are dropped.
+ */
+const TAG_BASE = 0xe0000;
+const isTag = (cp: number) => cp >= TAG_BASE && cp <= 0xe007f;
+const isPrintableTag = (cp: number) => cp >= 0xe0020 && cp <= 0xe007e;
+
+/**
+ * A copy of the text with the usual filter-evasion tricks undone: invisible characters removed,
+ * tag characters turned back into the ASCII they hide, and compatibility forms folded (NFKC:
+ * fullwidth letters, ligatures, circled letters, ...). ASCII text is returned unchanged without work.
  */
 export function foldForScan(text: string): string {
   if (isAscii(text)) return text;
   let out = '';
+  let inTags = false;
   for (const ch of text) {
-    if (!isInvisible(ch.codePointAt(0) ?? 0)) out += ch;
+    const cp = ch.codePointAt(0) ?? 0;
+    if (isTag(cp)) {
+      // A run of hidden text is a line of its own: it is read as its own sentence.
+      if (!inTags) out += '\n';
+      inTags = true;
+      if (isPrintableTag(cp)) out += String.fromCharCode(cp - TAG_BASE);
+      continue;
+    }
+    if (inTags) out += '\n';
+    inTags = false;
+    if (!isInvisible(cp)) out += ch;
   }
   return out.normalize('NFKC');
 }
