@@ -2,7 +2,7 @@ import { NotFoundError, PermissionDeniedError } from '@engram/errors';
 import { scopeWidth, type Scope } from '@engram/memory-model';
 import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
-import type { Reader } from './visibility.ts';
+import type { Reader } from './reader.ts';
 
 /**
  * The rules of docs/architecture.md (Authorization) as functions, one per column of the principal table:

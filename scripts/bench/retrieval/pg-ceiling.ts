@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { HashEmbedder, vectorLiteral } from '@engram/embeddings';
-import { nearestQuery } from '@engram/retrieval-ranking';
+import { nearestQuery } from '@engram/memories';
 import { BENCH_NAMESPACE } from './bulk-load.ts';
 import { queryText } from './corpus.ts';
 
