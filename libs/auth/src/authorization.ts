@@ -19,8 +19,9 @@ import type { Reader } from './reader.ts';
  * when created with any_agent; privileged and system keys any agent unless bound.
  *
  * The project is the isolation boundary of every rule: nothing here ever grants access across
- * projects. Read paths apply canRead in SQL (whereVisible); these predicates serve single-row checks,
- * and an invisible memory is always reported as missing (404), never as forbidden.
+ * projects. Read paths apply canRead in SQL (whereVisible of @engram/memories); these predicates
+ * serve single-row checks, and an invisible memory is always reported as missing (404), never as
+ * forbidden.
  */
 
 /** The fields of a memory that authorization looks at. */
