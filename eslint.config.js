@@ -2,6 +2,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The tables of memories, votes and provenance, as a query names them (`memories`, `memories as m`).
+const MEMORY_TABLE = String.raw`/^(memories|memory_votes|memory_provenance|memory_postings|lexical_docs|lexical_df)( as [a-z_]+)?$/`;
+// The same tables in SQL text or a qualified column (`from memories`, `memories.id`, `memory_votes v`).
+const MEMORY_SQL = String.raw`/\b(memory_votes|memory_provenance|memory_postings|lexical_docs|lexical_df)\b|\b(from|join|update|into|table) memories\b|^memories[.]/i`;
+const MEMORY_SQL_MESSAGE =
+  'SQL on memories, votes or provenance lives in @engram/memories (libs/memories); call it from storage/ (docs/architecture.md)';
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', 'eslint.config.js'] },
   js.configs.recommended,
@@ -79,6 +86,28 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // @engram/memories is the one place outside memory-store that reads memories, votes or provenance
+    // (docs/architecture.md, Where each rule lives): a service names none of memory-store's tables
+    // (memories, memory_provenance, memory_postings, lexical_docs, lexical_df) or ace-feedback's
+    // memory_votes, neither as a table of a query nor in SQL text; it calls the library.
+    files: ['services/*/src/**/*.ts'],
+    ignores: ['services/memory-store/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'export by name from index.ts (no export *)' },
+        {
+          // runGroup (the CLI's `engram memories` verbs) and writeEach (ingest-security's import
+          // field) name a command and a request field, not a table.
+          selector: `CallExpression:not([callee.name=/^(runGroup|writeEach)$/]) > Literal.arguments[value=${MEMORY_TABLE}]`,
+          message: MEMORY_SQL_MESSAGE,
+        },
+        { selector: `Literal[value=${MEMORY_SQL}]`, message: MEMORY_SQL_MESSAGE },
+        { selector: `TemplateElement[value.raw=${MEMORY_SQL}]`, message: MEMORY_SQL_MESSAGE },
       ],
     },
   },

@@ -22,10 +22,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { reciprocalRankFusion } from '@engram/ranking';
+import { lexicalSearch } from '@engram/memories';
 import {
   fuseInTime,
   HYBRID_FUSION,
-  lexicalSearch,
   readTemporal,
   TEMPORAL_FUSION,
   type TemporalReading,

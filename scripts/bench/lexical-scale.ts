@@ -13,7 +13,7 @@
  */
 import { loadavg } from 'node:os';
 import knexFactory from 'knex';
-import { lexicalSearch } from '@engram/retrieval-ranking';
+import { lexicalSearch } from '@engram/memories';
 import { HNSW_INDEX_NAME } from '@engram/db';
 import { bulkLoad, BENCH_NAMESPACE } from './retrieval/bulk-load.ts';
 import { queryText } from './retrieval/corpus.ts';

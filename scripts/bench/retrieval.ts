@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import { HNSW_INDEX_NAME, HNSW_INDEX_PARAMS } from '@engram/db';
-import { efSearch } from '@engram/retrieval-ranking';
+import { efSearch } from '@engram/memories';
 import { createTestDatabase, startDistributed, type ApiClient } from '@engram/testing';
 import { bulkLoad } from './retrieval/bulk-load.ts';
 import { CpuMeter, cpuLine, type CpuSnapshot } from './retrieval/cpu.ts';

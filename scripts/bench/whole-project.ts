@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { migrateLatest, openDatabase } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
 import { memoryStoreMigrations, pinEmbeddingSpace } from '@engram/memory-store';
-import { nearestQuery } from '@engram/retrieval-ranking';
+import { nearestQuery } from '@engram/memories';
 import { createTestDatabase } from '@engram/testing';
 import { BENCH_NAMESPACE, bulkLoad } from './retrieval/bulk-load.ts';
 import { benchQueries, corpusVectors, embedTexts, literal, standInModel } from './vectors/corpus-vectors.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { lexicalSearch } from '@engram/retrieval-ranking';
+import { lexicalSearch } from '@engram/memories';
 import { ENGINES } from '@engram/testing';
 import { addMany, NO_RATE_LIMITS } from './support.ts';
 import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';

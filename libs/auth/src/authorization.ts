@@ -2,7 +2,7 @@ import { NotFoundError, PermissionDeniedError } from '@engram/errors';
 import { scopeWidth, type Scope } from '@engram/memory-model';
 import { actingAgent, mayActAs } from './acting-agent.ts';
 import { isPrivileged, isSystem, type Principal } from './principal.ts';
-import type { Reader } from './visibility.ts';
+import type { Reader } from './reader.ts';
 
 /**
  * The rules of docs/architecture.md (Authorization) as functions, one per column of the principal table:
@@ -19,8 +19,9 @@ import type { Reader } from './visibility.ts';
  * when created with any_agent; privileged and system keys any agent unless bound.
  *
  * The project is the isolation boundary of every rule: nothing here ever grants access across
- * projects. Read paths apply canRead in SQL (whereVisible); these predicates serve single-row checks,
- * and an invisible memory is always reported as missing (404), never as forbidden.
+ * projects. Read paths apply canRead in SQL (whereVisible of @engram/memories); these predicates
+ * serve single-row checks, and an invisible memory is always reported as missing (404), never as
+ * forbidden.
  */
 
 /** The fields of a memory that authorization looks at. */

@@ -25,7 +25,7 @@ export {
 } from './principal.ts';
 export type { Principal, PrincipalTrust } from './principal.ts';
 export { rateLimitSubject } from './rate-limit-subject.ts';
-export { readerOf, whereVisible } from './visibility.ts';
-export type { Reader } from './visibility.ts';
+export { readerOf } from './reader.ts';
+export type { Reader } from './reader.ts';
 export { decideWrite } from './write-policy.ts';
 export type { WriteDecision, WriteDecisionInput } from './write-policy.ts';

@@ -24,19 +24,41 @@ export async function loadEffectiveness(
 ): Promise<Map<string, Effectiveness>> {
   const out = new Map<string, Effectiveness>();
   if (memoryIds.length === 0) return out;
-  const rows: { memory_id: string; helpful: string | number; harmful: string | number }[] = await knex(
-    'memory_votes',
-  )
-    .select('memory_id')
-    .select(knex.raw(`count(*) filter (where vote = 'helpful') as helpful`))
-    .select(knex.raw(`count(*) filter (where vote = 'harmful') as harmful`))
+  const rows: (VoteCountRow & { memory_id: string })[] = await voteCounts(knex.select('memory_id'), knex)
     .where('project_id', projectId)
     .whereIn('memory_id', [...memoryIds])
     .groupBy('memory_id');
-  for (const r of rows) {
-    const helpful = Number(r.helpful);
-    const harmful = Number(r.harmful);
-    out.set(r.memory_id, { helpful, harmful, score: effectivenessScore(helpful, harmful) });
-  }
+  for (const r of rows) out.set(r.memory_id, effectivenessOf(r));
   return out;
+}
+
+/** The vote counts and effectiveness of one memory (0/0/0 when unvoted). */
+export async function countVotes(
+  knex: Knex | Knex.Transaction,
+  projectId: string,
+  memoryId: string,
+): Promise<Effectiveness> {
+  const row = (await voteCounts(knex.queryBuilder(), knex)
+    .where({ project_id: projectId, memory_id: memoryId })
+    .first()) as VoteCountRow | undefined;
+  return effectivenessOf(row ?? { helpful: 0, harmful: 0 });
+}
+
+interface VoteCountRow {
+  helpful: string | number;
+  harmful: string | number;
+}
+
+/** Helpful and harmful ballots of memory_votes, as the columns helpful and harmful. */
+function voteCounts(qb: Knex.QueryBuilder, knex: Knex): Knex.QueryBuilder {
+  return qb
+    .select(knex.raw(`count(*) filter (where vote = 'helpful') as helpful`))
+    .select(knex.raw(`count(*) filter (where vote = 'harmful') as harmful`))
+    .from('memory_votes');
+}
+
+function effectivenessOf(r: VoteCountRow): Effectiveness {
+  const helpful = Number(r.helpful);
+  const harmful = Number(r.harmful);
+  return { helpful, harmful, score: effectivenessScore(helpful, harmful) };
 }

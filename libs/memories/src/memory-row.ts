@@ -26,6 +26,11 @@ export const MEMORY_COLUMNS = [
   'updated_at',
 ] as const;
 
+/** MEMORY_COLUMNS qualified by the table (or alias) a read names, for reads that join or compute. */
+export function memoryColumns(table = 'memories'): string[] {
+  return MEMORY_COLUMNS.map((c) => `${table}.${c}`);
+}
+
 export interface MemoryRow {
   id: string;
   project_id: string;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { HashEmbedder, vectorLiteral } from '@engram/embeddings';
-import { nearestQuery } from '@engram/retrieval-ranking';
+import { nearestQuery } from '@engram/memories';
 import { BENCH_NAMESPACE } from './bulk-load.ts';
 import { queryText } from './corpus.ts';
 
@@ -32,9 +32,9 @@ export interface Ceiling {
 }
 
 /**
- * The vector query of POST /memories/query, built by retrieval-ranking's own nearestQuery for an
- * agent-bound internal key and top_k 10 (20 rows), with the query vector read from
- * bench_query_vectors by the pgbench variable :i.
+ * The vector query of POST /memories/query, built by the service's own nearestQuery
+ * (@engram/memories) for an agent-bound internal key and top_k 10 (20 rows), with the query vector
+ * read from bench_query_vectors by the pgbench variable :i.
  */
 function querySql(knex: Knex): string {
   const vector = knex.raw('(select v from bench_query_vectors where i = :i)');

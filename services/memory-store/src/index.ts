@@ -7,3 +7,5 @@ export type { BackfillOptions, BackfillProgress, BackfillReport } from './storag
 export { BACKFILL_COMMAND, legacySignatureWarning } from './domain/legacy-signature-warning.ts';
 export { agentlessKeysWarning } from './domain/keys.ts';
 export { provenanceCanonical } from './domain/persist-memories.ts';
+export { ReembedRefusedError, reembedStore } from './storage/reembed.ts';
+export type { ReembedOptions, ReembedReport, StoreSpace } from './storage/reembed.ts';

@@ -1,7 +1,4 @@
 export { RETRIEVAL_SERVICE_NAMES, retrievalServices } from './server.ts';
-export { efSearch, HNSW_EF_SEARCH_MIN, nearestQuery } from './storage/search-repository.ts';
-export { lexicalSearch, PER_TERM_CANDIDATES, visibilityParts } from './storage/lexical-search.ts';
-export type { LexicalOptions } from './storage/lexical-search.ts';
 export { HYBRID_FUSION } from './domain/hybrid-search.ts';
 export { readTemporal } from './domain/temporal-expressions.ts';
 export type { TemporalReading } from './domain/temporal-expressions.ts';

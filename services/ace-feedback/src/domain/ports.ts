@@ -1,5 +1,6 @@
 import type { Caller, Reader } from '@engram/auth';
-import type { Effectiveness, ReadContext } from '@engram/memories';
+import type { Effectiveness, ReadContext, SimilarPair } from '@engram/memories';
+export type { SimilarPair };
 import type { EngramError } from '@engram/errors';
 import type { Deprecation, StoredMemory, WriteRequest } from '@engram/memory-model';
 import type { Feature, NewFeature } from './feature-status.ts';
@@ -26,13 +27,6 @@ export interface VoteInput {
 export interface VoteRepository {
   /** Records the vote and its VOTED event in one transaction; the memory's counts afterwards. */
   cast(actor: Actor, vote: VoteInput): Promise<Effectiveness>;
-}
-
-/** A pair of live memories whose embeddings are close (a.id < b.id). */
-export interface SimilarPair {
-  readonly a: string;
-  readonly b: string;
-  readonly similarity: number;
 }
 
 /** Reads of memories (owned by memory-store) that the feedback loop needs; always inside visibility. */

@@ -2,7 +2,7 @@ import type { Database } from '@engram/db';
 import { appendEvent } from '@engram/events';
 import type { Actor, RunRepository } from '../domain/ports.ts';
 import type { NewRun, Run, RunCompletion } from '../domain/run-status.ts';
-import { upsertVote } from './vote-repository.ts';
+import { upsertVote } from '@engram/memories';
 
 interface RunRow {
   project_id: string;

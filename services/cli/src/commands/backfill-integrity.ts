@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngramConfig } from '@engram/config';
+import { hasMemoriesTable } from '@engram/memories';
 import { backfillIntegrity, type BackfillProgress } from '@engram/memory-store';
 import { HELP, intOption, JSON_OPTION, parseCommand } from '../args.ts';
 import { EXIT, fail } from '../exit.ts';
@@ -77,8 +78,8 @@ export async function run(args: string[]): Promise<void> {
   const db = await openStore(config);
   const progress = progressPrinter();
   try {
-    const exists = await db.knex.schema.hasTable('memories');
-    if (!exists) fail('this database holds no memories table (has Engram ever started on it?)');
+    if (!(await hasMemoriesTable(db.knex)))
+      fail('this database holds no memories table (has Engram ever started on it?)');
     const report = await backfillIntegrity(db.knex, {
       integrityKey: key,
       projectId: values['project-id'],

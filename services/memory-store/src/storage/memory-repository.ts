@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { whereVisible, type Reader } from '@engram/auth';
+import type { Reader } from '@engram/auth';
 import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
 import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
@@ -7,7 +7,7 @@ import { ConflictError } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
 import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
 import type { PositionedMemory, TimelinePosition } from '../domain/timeline.ts';
-import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+import { MEMORY_COLUMNS, memoryColumns, memoryFromRow, whereVisible, type MemoryRow } from '@engram/memories';
 import { METRICS, type EngramMetrics } from '@engram/telemetry';
 import { retryWriteConflicts, type WriteRetryOptions } from './write-retry.ts';
 
@@ -134,7 +134,7 @@ class KnexWriteSession implements WriteSession {
       .where({ id: memoryId, is_deprecated: false });
     whereVisible(qb, reader);
     if (ownerOnly) void qb.where('memories.agent_id', reader.agentId);
-    const rows: MemoryRow[] = await qb.returning(MEMORY_COLUMNS.map((c) => `memories.${c}`));
+    const rows: MemoryRow[] = await qb.returning(memoryColumns());
     return rows[0] ? memoryFromRow(rows[0]) : undefined;
   }
 

@@ -1,11 +1,8 @@
 import type { Database } from '@engram/db';
-import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
+import { CREATED_AT_ISO_SQL, flaggedMemories, memoryInProject } from '@engram/memories';
 import type { StoredMemory } from '@engram/memory-model';
 import type { Position } from '../domain/cursor.ts';
 import type { AuditEntry, AuditFilter, SecurityReadRepository } from '../domain/ports.ts';
-
-/** created_at as exact ISO text (microseconds, UTC): the keyset cursor must not lose precision. */
-const AT_SQL = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 interface AuditRow {
   event_id: string;
@@ -19,7 +16,10 @@ interface AuditRow {
   at: string;
 }
 
-/** Reads of the audit log and of memories, on the read connection (a replica when configured). */
+/**
+ * Reads of the audit log, and of memories through @engram/memories, on the read connection (a
+ * replica when configured).
+ */
 export class KnexSecurityReadRepository implements SecurityReadRepository {
   constructor(private readonly db: Database) {}
 
@@ -27,7 +27,7 @@ export class KnexSecurityReadRepository implements SecurityReadRepository {
     const r = this.db.read;
     const qb = r('audit_events')
       .select('event_id', 'event_type', 'project_id', 'agent_id', 'memory_id', 'api_key_id', 'details')
-      .select('created_at', r.raw(`${AT_SQL} as at`))
+      .select('created_at', r.raw(`${CREATED_AT_ISO_SQL} as at`))
       .where('project_id', filter.projectId)
       .orderBy([
         { column: 'created_at', order: 'desc' },
@@ -57,35 +57,16 @@ export class KnexSecurityReadRepository implements SecurityReadRepository {
     }));
   }
 
-  async flagged(
+  flagged(
     projectId: string,
     namespace: string | undefined,
     after: Position | undefined,
     limit: number,
   ): Promise<{ memory: StoredMemory; position: Position }[]> {
-    const r = this.db.read;
-    const qb = r('memories')
-      .select(MEMORY_COLUMNS)
-      .select(r.raw(`${AT_SQL} as at`))
-      .where('project_id', projectId)
-      .whereRaw('cardinality(content_flags) > 0')
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit);
-    if (namespace !== undefined) void qb.where('namespace', namespace);
-    if (after) void qb.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [after.at, after.id]);
-    const rows = (await qb) as (MemoryRow & { at: string })[];
-    return rows.map((row) => ({ memory: memoryFromRow(row), position: { at: row.at, id: row.id } }));
+    return flaggedMemories(this.db.read, projectId, namespace, after, limit);
   }
 
-  async memory(projectId: string, id: string): Promise<StoredMemory | undefined> {
-    const row = (await this.db
-      .read('memories')
-      .select(MEMORY_COLUMNS)
-      .where({ project_id: projectId, id })
-      .first()) as MemoryRow | undefined;
-    return row ? memoryFromRow(row) : undefined;
+  memory(projectId: string, id: string): Promise<StoredMemory | undefined> {
+    return memoryInProject(this.db.read, projectId, id);
   }
 }

@@ -1,20 +1,10 @@
 import type { Knex } from 'knex';
-import { isPrivileged, type Principal } from './principal.ts';
-
-/** Who is reading: the project, the acting agent, and whether it sees the whole project. */
-export interface Reader {
-  readonly projectId: string;
-  readonly agentId: string;
-  readonly seesAll: boolean;
-}
-
-export function readerOf(principal: Principal, agentId: string): Reader {
-  return { projectId: principal.projectId, agentId, seesAll: isPrivileged(principal) };
-}
+import type { Reader } from '@engram/auth';
 
 /**
  * Restricts a query on the memories table to what the reader may see, inside the SQL (never after a
  * LIMIT): the project always; then global, own, or agent-shared with the reader, unless privileged.
+ * The SQL form of canRead (@engram/auth), for every read of memories (memory-store's included).
  */
 export function whereVisible<T extends Knex.QueryBuilder>(qb: T, reader: Reader, table = 'memories'): T {
   void qb.where(`${table}.project_id`, reader.projectId);
@@ -30,5 +20,21 @@ export function whereVisible<T extends Knex.QueryBuilder>(qb: T, reader: Reader,
         });
     });
   }
+  return qb;
+}
+
+/**
+ * The rows a search ranks: live (not deprecated) memories of the namespace that have an embedding.
+ * Vector, lexical, playbook and similarity reads all start from them.
+ */
+export function whereSearchable<T extends Knex.QueryBuilder>(
+  qb: T,
+  namespace: string,
+  table = 'memories',
+): T {
+  void qb
+    .where(`${table}.namespace`, namespace)
+    .where(`${table}.is_deprecated`, false)
+    .whereNotNull(`${table}.embedding`);
   return qb;
 }

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { whereVisible, type Reader } from '@engram/auth';
+import type { Reader } from '@engram/auth';
 import { vectorLiteral } from '@engram/embeddings';
-import { MEMORY_COLUMNS, memoryFromRow, type MemoryRow } from '@engram/memories';
 import { BM25_B, BM25_K1 } from '@engram/ranking';
-import type { ScoredMemory, SearchQuery } from '../domain/search.ts';
-import { applyFilters } from './search-filters.ts';
+import { memoryColumns, memoryFromRow, type MemoryRow } from '../memory-row.ts';
+import { whereSearchable, whereVisible } from '../visibility.ts';
+import { applyFilters, type MemorySearch } from './filters.ts';
+import type { SearchHit } from './vector.ts';
 
 /** At most this many distinct query terms take part (the rest of a very long query is ignored). */
 const MAX_TERMS = 24;
@@ -48,10 +49,10 @@ export interface LexicalOptions {
  */
 export async function lexicalSearch(
   knex: Knex,
-  q: SearchQuery,
+  q: MemorySearch,
   limit: number,
   opts: LexicalOptions = {},
-): Promise<ScoredMemory[]> {
+): Promise<SearchHit[]> {
   const text = q.text;
   if (text === undefined || text.trim() === '') return [];
   const parts = visibilityParts(q.reader);
@@ -60,11 +61,8 @@ export async function lexicalSearch(
     .join('memories', 'memories.id', 'p.memory_id')
     .where('p.project_id', q.reader.projectId)
     .where('p.namespace', q.namespace)
-    .whereRaw('p.term = w.term')
-    .where('memories.namespace', q.namespace)
-    .where('memories.is_deprecated', false)
-    .whereNotNull('memories.embedding')
-    .select('p.memory_id');
+    .whereRaw('p.term = w.term');
+  whereSearchable(head, q.namespace).select('p.memory_id');
   whereVisible(head, q.reader);
   applyFilters(head, q);
   void head.orderBy('p.impact', 'desc');
@@ -108,7 +106,7 @@ export async function lexicalSearch(
       ),
     )
     .select([
-      ...MEMORY_COLUMNS.map((c) => `memories.${c}`),
+      ...memoryColumns(),
       knex.raw('1 - (memories.embedding <=> ?::vector) as score', [vec]),
       's.lexical_score',
     ])
