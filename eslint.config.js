@@ -71,6 +71,56 @@ export default tseslint.config(
     },
   },
   {
+    // grpc-kit is transport only (server, client, interceptors, health, reflection, status details,
+    // idempotency protocol, service config): no database and no Redis. Authentication and rate
+    // limiting live in @engram/access (docs/architecture.md, Folders and what they may import). The
+    // libs-import-no-service pattern is repeated: a later block's rule replaces an earlier one.
+    files: ['libs/grpc-kit/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
+              message: 'a library may not import a service (docs/architecture.md)',
+            },
+            {
+              regex: '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access)(/|$)',
+              message:
+                'grpc-kit is transport only: no database, no Redis; authentication and rate limits are in @engram/access (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // KeyAuthenticator and the limiters are free of the database: KnexKeyLookup (the KeyLookup port
+    // on api_keys) is the one file of @engram/access that speaks SQL (docs/architecture.md).
+    files: ['libs/access/src/**/*.ts'],
+    ignores: ['libs/access/src/knex-key-lookup.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
+              message: 'a library may not import a service (docs/architecture.md)',
+            },
+            {
+              regex: '^(knex|pg|@electric-sql/pglite|@engram/db)(/|$)',
+              message: 'only knex-key-lookup.ts reads the database in @engram/access (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Domain code holds the rules in the service's own types: protobuf, gRPC and SQL stay in
     // handlers, clients and storage (docs/architecture.md, Folders and what they may import). No
     // exceptions: the write vocabulary every domain shares lives in @engram/memory-model.

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
+import { KeyAuthenticator, KnexKeyLookup } from '@engram/access';
 import { aceMigrations } from '@engram/ace-feedback';
-import { actingAgent, generateApiKey, hashApiKey, KeyAuthenticator } from '@engram/auth';
+import { actingAgent, generateApiKey, hashApiKey } from '@engram/auth';
 import { migrateLatest, type Database, type MigrationSet } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
 import { agentlessKeysWarning, memoryStoreMigrations } from '@engram/memory-store';
@@ -95,7 +96,7 @@ for (const engine of ENGINES) {
           ['untrusted', [], false],
         ],
       );
-      const auth = new KeyAuthenticator({ knex: db.knex });
+      const auth = new KeyAuthenticator({ keys: new KnexKeyLookup(db.knex) });
       const principalOf = (key: string) => {
         const md = new Metadata();
         md.set('authorization', `Bearer ${key}`);

@@ -13,8 +13,6 @@ export type { AdminArea, MemoryAccessFacts, RelabelChange } from './authorizatio
 export { callerMetadata, callerOf } from './caller.ts';
 export type { Caller } from './caller.ts';
 export { bearerToken, constantTimeEqual, displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
-export { KEY_CACHE_TTL_MS, KeyAuthenticator } from './key-authenticator.ts';
-export type { KeyAuthenticatorOptions } from './key-authenticator.ts';
 export {
   contentRank,
   isPrincipalTrust,
@@ -24,7 +22,6 @@ export {
   principalRank,
 } from './principal.ts';
 export type { Principal, PrincipalTrust } from './principal.ts';
-export { rateLimitSubject } from './rate-limit-subject.ts';
 export { readerOf } from './reader.ts';
 export type { Reader } from './reader.ts';
 export { decideWrite } from './write-policy.ts';

@@ -26,16 +26,5 @@ export {
   rpcStatusOf,
   toStatus,
 } from './status-details.ts';
-export { countingLimiter } from './rate-limit/counting-limiter.ts';
-export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
-export { enforceRateLimit, limitsPerMinute } from './rate-limit/rate-limiter.ts';
-export type {
-  RateLimiter,
-  RateLimits,
-  RateLimitSubject,
-  RateLimitVerdict,
-} from './rate-limit/rate-limiter.ts';
-export { RedisRateLimiter } from './rate-limit/redis-rate-limiter.ts';
-export type { RedisRateLimiterOptions } from './rate-limit/redis-rate-limiter.ts';
 export { channelServiceConfig, NO_RETRY_PUSHBACK, READ_ATTEMPTS } from './service-config.ts';
 export type { MethodName } from './service-config.ts';

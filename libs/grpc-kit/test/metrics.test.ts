@@ -5,17 +5,7 @@ import { createLogger } from '@engram/logger';
 import { AdminServiceClient, AdminServiceService } from '@engram/proto/engram/admin/v1/admin';
 import { engramMetrics } from '@engram/telemetry';
 import { Registry } from 'prom-client';
-import {
-  bindService,
-  countingLimiter,
-  createClient,
-  createGrpcServer,
-  enforceRateLimit,
-  listen,
-  MemoryRateLimiter,
-  shutdownServer,
-  unary,
-} from '../src/index.ts';
+import { bindService, createClient, createGrpcServer, listen, shutdownServer, unary } from '../src/index.ts';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -74,23 +64,5 @@ describe('grpc-kit metrics', () => {
       client.close();
       await shutdownServer(server, 1000);
     }
-  });
-
-  it('countingLimiter counts each refusal by the exhausted budget', async () => {
-    const metrics = engramMetrics(new Registry());
-    const limiter = countingLimiter(
-      new MemoryRateLimiter({ projectPerWindow: 3, agentPerWindow: 2, windowMs: 60_000 }),
-      metrics,
-    );
-    const admit = (agent: string) => enforceRateLimit(limiter, { projectId: 'p', agent });
-    await admit('a');
-    await admit('a');
-    await assert.rejects(admit('a'));
-    await admit('b');
-    await assert.rejects(admit('c'));
-    const text = await metrics.scrape();
-    assert.equal(sample(text, 'engram_rate_limited_requests_total{scope="agent"}'), 1);
-    assert.equal(sample(text, 'engram_rate_limited_requests_total{scope="project"}'), 1);
-    await limiter.close();
   });
 });

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
+import {
+  countingLimiter,
+  KeyAuthenticator,
+  KnexKeyLookup,
+  limitsPerMinute,
+  MemoryRateLimiter,
+  RedisRateLimiter,
+  type RateLimiter,
+} from '@engram/access';
 import type { EngramConfig } from '@engram/config';
-import { KeyAuthenticator } from '@engram/auth';
 import {
   migrateLatest,
   openDatabase,
@@ -17,16 +25,7 @@ import {
   outboxBacklog,
   type EventPublisher,
 } from '@engram/events';
-import {
-  countingLimiter,
-  HealthStatus,
-  limitsPerMinute,
-  MemoryRateLimiter,
-  RedisRateLimiter,
-  Runtime,
-  type IdempotencyStore,
-  type RateLimiter,
-} from '@engram/grpc-kit';
+import { HealthStatus, Runtime, type IdempotencyStore } from '@engram/grpc-kit';
 import { AnswerSeal, idempotencyMigrations, KnexIdempotencyStore } from '@engram/idempotency';
 import { createLogger, type Logger } from '@engram/logger';
 import {
@@ -157,7 +156,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     metrics,
   );
   const authenticator = new KeyAuthenticator({
-    knex: db.read,
+    keys: new KnexKeyLookup(db.read),
     bootstrapKey: config.serviceApiKey,
     internalToken: secrets.internalToken,
     limiter,

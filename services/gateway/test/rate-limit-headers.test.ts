@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { enforceRateLimit, MemoryRateLimiter } from '@engram/access';
 import { UnauthenticatedError } from '@engram/errors';
-import {
-  bindService,
-  createGrpcServer,
-  enforceRateLimit,
-  listen,
-  MemoryRateLimiter,
-  shutdownServer,
-} from '@engram/grpc-kit';
+import { bindService, createGrpcServer, listen, shutdownServer } from '@engram/grpc-kit';
 import { createLogger } from '@engram/logger';
 import { RetrievalServiceService } from '@engram/proto/engram/retrieval/v1/retrieval';
 import type { Server } from '@grpc/grpc-js';

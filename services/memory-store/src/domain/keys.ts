@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { KeyRecord } from '@engram/access';
 import { displayPrefix, generateApiKey, hashApiKey, isPrincipalTrust, type Principal } from '@engram/auth';
 import {
   ConflictError,
@@ -22,20 +23,8 @@ export interface ProjectRecord {
   readonly created_at: Date;
 }
 
-export interface ApiKeyRecord {
-  readonly key_id: string;
-  readonly project_id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly trust_level: string;
-  readonly bound_agent_id: string | null;
-  readonly agent_ids: readonly string[];
-  readonly any_agent: boolean;
-  readonly expires_at: Date | null;
-  readonly revoked_at: Date | null;
-  readonly instance_admin: boolean;
-  readonly created_at: Date;
-}
+/** An API key as key management returns it: the record the authenticator's lookup reads too. */
+export type ApiKeyRecord = KeyRecord;
 
 export interface NewKey {
   readonly key_id: string;

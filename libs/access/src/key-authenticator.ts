@@ -1,9 +1,9 @@
 import type { Metadata } from '@grpc/grpc-js';
-import type { Knex } from 'knex';
+import { bearerToken, constantTimeEqual, hashApiKey, isPrincipalTrust, type Principal } from '@engram/auth';
 import { PermissionDeniedError, UnauthenticatedError } from '@engram/errors';
-import { bearerToken, constantTimeEqual, hashApiKey } from './api-key.ts';
-import { enforceRateLimit, INTERNAL_TOKEN_HEADER, type RateLimiter } from '@engram/grpc-kit';
-import { isPrincipalTrust, type Principal } from './principal.ts';
+import { INTERNAL_TOKEN_HEADER } from '@engram/grpc-kit';
+import type { KeyLookup } from './key-lookup.ts';
+import { enforceRateLimit, type RateLimiter } from './rate-limit/rate-limiter.ts';
 import { rateLimitSubject } from './rate-limit-subject.ts';
 
 /** How long a key lookup is cached: the documented delay before a revocation takes effect. */
@@ -11,8 +11,8 @@ export const KEY_CACHE_TTL_MS = 5_000;
 const MAX_CACHE_ENTRIES = 10_000;
 
 export interface KeyAuthenticatorOptions {
-  /** A connection that can read api_keys (the read replica is fine). */
-  readonly knex: Knex;
+  /** Finds a key by its hash (KnexKeyLookup on api_keys; tests may pass one in memory). */
+  readonly keys: KeyLookup;
   /** SERVICE_API_KEY: system key of project "default", the instance administrator. */
   readonly bootstrapKey?: string | undefined;
   readonly internalToken?: string | undefined;
@@ -28,18 +28,6 @@ export interface KeyAuthenticatorOptions {
 interface CacheEntry {
   readonly principal: Principal | undefined;
   readonly expires: number;
-}
-
-interface KeyRow {
-  key_id: string;
-  project_id: string;
-  trust_level: string;
-  bound_agent_id: string | null;
-  agent_ids: string[] | null;
-  any_agent: boolean;
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-  instance_admin: boolean;
 }
 
 /**
@@ -102,31 +90,17 @@ export class KeyAuthenticator {
     const t = this.now();
     const hit = this.cache.get(hash);
     if (hit && hit.expires > t) return this.stillValid(hit.principal, t);
-    const row = (await this.opts
-      .knex('api_keys')
-      .select(
-        'key_id',
-        'project_id',
-        'trust_level',
-        'bound_agent_id',
-        'agent_ids',
-        'any_agent',
-        'expires_at',
-        'revoked_at',
-        'instance_admin',
-      )
-      .where({ key_hash: hash })
-      .first()) as KeyRow | undefined;
+    const row = await this.opts.keys.findByHash(hash);
     let principal: Principal | undefined;
     let expiresAt = Number.POSITIVE_INFINITY;
     if (row && row.revoked_at === null && isPrincipalTrust(row.trust_level)) {
-      expiresAt = row.expires_at === null ? Number.POSITIVE_INFINITY : new Date(row.expires_at).getTime();
+      expiresAt = row.expires_at === null ? Number.POSITIVE_INFINITY : row.expires_at.getTime();
       principal = {
         projectId: row.project_id,
         keyId: row.key_id,
         trust: row.trust_level,
         boundAgentId: row.bound_agent_id ?? undefined,
-        agentIds: row.agent_ids ?? [],
+        agentIds: row.agent_ids,
         anyAgent: row.any_agent,
         instanceAdmin: row.instance_admin,
       };

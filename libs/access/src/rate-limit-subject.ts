@@ -1,5 +1,5 @@
-import { mayActAs } from './acting-agent.ts';
-import type { Principal } from './principal.ts';
+import { mayActAs, type Principal } from '@engram/auth';
+import type { RateLimitSubject } from './rate-limit/rate-limiter.ts';
 
 /** Request fields that name the acting agent, in order of preference. */
 const AGENT_FIELDS = ['agent_id', 'voter_agent_id', 'source_agent_id'] as const;
@@ -10,10 +10,7 @@ const AGENT_FIELDS = ['agent_id', 'voter_agent_id', 'source_agent_id'] as const;
  * another agent is refused anyway, and must not spend that agent's budget), else the key itself. No
  * key is exempt.
  */
-export function rateLimitSubject(
-  principal: Principal,
-  request: unknown,
-): { projectId: string; agent: string } {
+export function rateLimitSubject(principal: Principal, request: unknown): RateLimitSubject {
   if (principal.boundAgentId !== undefined) {
     return { projectId: principal.projectId, agent: principal.boundAgentId };
   }
