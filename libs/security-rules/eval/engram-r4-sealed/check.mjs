@@ -19,6 +19,8 @@ const files = {
   negatives: { name: 'hard-negatives.sealed.jsonl', id: /^r4n-\d{4}$/, min: 130 },
   benign: { name: 'benign-memories.sealed.jsonl', id: /^r4b-\d{4}$/, min: 170 },
 };
+// Piping into `head` closes stdout early; that is not a failure of the check.
+process.stdout.on('error', (e) => { if (e.code === 'EPIPE') process.exit(0); throw e; });
 const out = (line) => process.stdout.write(`${line}\n`);
 const err = (line) => process.stderr.write(`${line}\n`);
 const errors = [];
