@@ -97,6 +97,31 @@ export default tseslint.config(
     },
   },
   {
+    // libs/auth holds the access rules as pure functions of principals and memories: no database and
+    // no Redis (the SQL form of visibility is in @engram/memories, key lookup in @engram/access).
+    files: ['libs/auth/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
+              message: 'a library may not import a service (docs/architecture.md)',
+            },
+            {
+              regex:
+                '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access|@engram/memories)(/|$)',
+              message:
+                'libs/auth decides, it does not read: SQL is in @engram/memories, key lookup in @engram/access (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // KeyAuthenticator and the limiters are free of the database: KnexKeyLookup (the KeyLookup port
     // on api_keys) is the one file of @engram/access that speaks SQL (docs/architecture.md).
     files: ['libs/access/src/**/*.ts'],
