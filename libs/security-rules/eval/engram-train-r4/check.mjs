@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const log = (line) => process.stdout.write(`${line}\n`);
+const logErr = (line) => process.stderr.write(`${line}\n`);
+
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const CARRIERS = ['review', 'email', 'calendar', 'issue_comment', 'web_page', 'json_tool_result', 'chat_message',
   'document', 'support_ticket', 'csv_or_table', 'code_comment', 'sms'];
@@ -29,7 +32,7 @@ function load(file) {
   const lines = raw.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((l, i) => {
-    try { return { row: JSON.parse(l), line: i + 1 }; } catch (e) { fail(file, i + 1, 'line does not parse'); return null; }
+    try { return { row: JSON.parse(l), line: i + 1 }; } catch { fail(file, i + 1, 'line does not parse'); return null; }
   }).filter(Boolean);
 }
 
@@ -76,16 +79,20 @@ const cross = (rows, field) => {
   for (const r of rows) { out[r[field]] ??= { dev: 0, validation: 0 }; out[r[field]][r.split] += 1; }
   return out;
 };
-const show = (title, obj) => console.log(`  ${title}: ${Object.entries(obj).sort().map(([k, v]) => `${k} ${typeof v === 'object' ? `${v.dev}/${v.validation}` : v}`).join(', ')}`);
+const show = (title, obj) => log(`  ${title}: ${Object.entries(obj).sort().map(([k, v]) => `${k} ${typeof v === 'object' ? `${v.dev}/${v.validation}` : v}`).join(', ')}`);
 
 const atk = load('indirect-injections.jsonl');
 for (const { row, line } of atk) { common('indirect-injections.jsonl', row, line, 't4i', 1); carrierRow('indirect-injections.jsonl', row, line, true); }
 const neg = load('hard-negatives.jsonl');
 const attackIds = new Set(atk.map(({ row }) => row.id));
+const attackSplit = new Map(atk.map(({ row }) => [row.id, row.split]));
 for (const { row, line } of neg) {
   common('hard-negatives.jsonl', row, line, 't4n', 0);
   carrierRow('hard-negatives.jsonl', row, line, false);
-  if (row.pair_of !== undefined && !attackIds.has(row.pair_of)) fail('hard-negatives.jsonl', line, `${row.id}: pair_of does not name an attack`);
+  if (row.pair_of !== undefined) {
+    if (!attackIds.has(row.pair_of)) fail('hard-negatives.jsonl', line, `${row.id}: pair_of does not name an attack`);
+    else if (attackSplit.get(row.pair_of) !== row.split) fail('hard-negatives.jsonl', line, `${row.id}: minimal pair not in its attack's split`);
+  }
 }
 const ben = load('benign-memories.jsonl');
 for (const { row, line } of ben) {
@@ -100,17 +107,17 @@ for (const { row, line } of ben) {
 
 const A = atk.map((x) => x.row); const N = neg.map((x) => x.row); const B = ben.map((x) => x.row);
 const splits = (rows) => `dev ${rows.filter((r) => r.split === 'dev').length}, validation ${rows.filter((r) => r.split === 'validation').length}`;
-console.log(`indirect-injections.jsonl: ${A.length} (${splits(A)})   [per category: dev/validation]`);
+log(`indirect-injections.jsonl: ${A.length} (${splits(A)})   [per category: dev/validation]`);
 show('harm', cross(A, 'harm')); show('addressing', cross(A, 'addressing')); show('target', cross(A, 'target'));
 show('position', cross(A, 'position')); show('carrier', cross(A, 'carrier')); show('lang', cross(A, 'lang'));
-console.log(`hard-negatives.jsonl: ${N.length} (${splits(N)}); minimal pairs ${N.filter((r) => r.pair_of).length}`);
+log(`hard-negatives.jsonl: ${N.length} (${splits(N)}); minimal pairs ${N.filter((r) => r.pair_of).length}`);
 show('carrier', cross(N, 'carrier')); show('lang', cross(N, 'lang'));
-console.log(`benign-memories.jsonl: ${B.length} (${splits(B)})`);
+log(`benign-memories.jsonl: ${B.length} (${splits(B)})`);
 show('memory_type', cross(B, 'memory_type')); show('kind', cross(B, 'kind')); show('trust_level', tally(B, 'trust_level'));
-show('language', tally(B.map((r) => ({ l: (r.style.match(/-(de|fr|es|it|pt|nl)$/) || [, 'en'])[1] })), 'l'));
+show('language', tally(B.map((r) => ({ l: (r.style.match(/-(de|fr|es|it|pt|nl)$/) || ['', 'en'])[1] })), 'l'));
 const lens = [...A, ...N, ...B].map((r) => r.text.length).sort((a, b) => a - b);
-console.log(`text length: ${lens[0]} to ${lens[lens.length - 1]} characters, median ${lens[Math.floor(lens.length / 2)]}`);
+log(`text length: ${lens[0]} to ${lens[lens.length - 1]} characters, median ${lens[Math.floor(lens.length / 2)]}`);
 
 if (A.length < 500 || N.length < 250 || B.length < 250) errors.push('fewer rows than the brief requires (500 / 250 / 250)');
-if (errors.length) { console.error(`${errors.length} problem(s):`); for (const e of errors) console.error(`  ${e}`); process.exit(1); }
-console.log('OK: every line parses, ids unique, fields and values valid, JSON carriers valid, no duplicate texts');
+if (errors.length) { logErr(`${errors.length} problem(s):`); for (const e of errors) logErr(`  ${e}`); process.exit(1); }
+log('OK: every line parses, ids unique, fields and values valid, JSON carriers valid, no duplicate texts');
