@@ -1,6 +1,6 @@
 import type { AuditEventRecord } from './audit-event.ts';
 
-/** A row of audit_events as the drivers return it (private to this lib). */
+/** A row of audit_events as the drivers return it (PostgreSQL and PGlite differ in dates and JSON). */
 export interface AuditEventRow {
   event_id: string;
   event_type: string;
@@ -22,14 +22,15 @@ export function auditEventFromRow(row: AuditEventRow): AuditEventRecord {
     agentId: row.agent_id,
     memoryId: row.memory_id,
     apiKeyId: row.api_key_id,
-    details: parseDetails(row.details),
+    details: parseAuditDetails(row.details),
     createdAt: toDate(row.created_at),
     publishedAt: row.published_at === null ? null : toDate(row.published_at),
     publishAttempts: Number(row.publish_attempts),
   };
 }
 
-function parseDetails(v: unknown): Readonly<Record<string, unknown>> {
+/** The details column as an object, whichever driver read it (JSON text or parsed jsonb). */
+export function parseAuditDetails(v: unknown): Readonly<Record<string, unknown>> {
   const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
 }

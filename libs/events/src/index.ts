@@ -1,4 +1,6 @@
 export { appendEvent, auditEventRow } from './append-event.ts';
+export { parseAuditDetails } from './audit-event-row.ts';
+export type { AuditEventRow } from './audit-event-row.ts';
 export type { AuditEventInsert } from './append-event.ts';
 export { decodeAuditPayload, encodeAuditPayload, toAuditPayload } from './audit-event.ts';
 export type { AuditEventPayload, AuditEventRecord, NewAuditEvent } from './audit-event.ts';

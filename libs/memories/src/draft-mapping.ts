@@ -1,11 +1,13 @@
 import type { Deprecation, MemoryDraft, ProvenanceRecord } from '@engram/memory-model';
 import type { Deprecation as DeprecationMessage } from '@engram/proto/engram/memory/v1/memory';
-import type {
-  MemoryDraft as MemoryDraftMessage,
-  Provenance as ProvenanceMessage,
+import {
+  Provenance,
+  type MemoryDraft as MemoryDraftMessage,
+  type Provenance as ProvenanceMessage,
 } from '@engram/proto/engram/memory/v1/memory_store';
 
-// The write vocabulary to and from memory-store's MemoryWriterService messages. Field for field: the
+// The write vocabulary to and from memory-store's MemoryWriterService messages: ingest-security
+// sends drafts and deprecations, memory-store reads them. Field for field: the
 // domain types use the proto field names; a missing optional field is null in the domain and absent
 // on the wire. Each direction is listed in full so the round-trip test notices a forgotten field.
 
@@ -63,11 +65,34 @@ export function draftToProto(d: MemoryDraft): MemoryDraftMessage {
 }
 
 /**
- * The inverse of draftToProto (memory-store reads drafts with its own handler, which also fills in
- * defaults for a caller that sent no provenance); here so the mapping can be checked as a round trip.
+ * Who wrote a draft whose provenance the caller left out (a direct MemoryWriterService call): the key
+ * that made the call. ingest-security always sends the provenance it recorded.
  */
-export function draftFromProto(d: MemoryDraftMessage): MemoryDraft {
-  if (d.provenance === undefined) throw new Error('a draft without provenance');
+export interface ProvenanceDefaults {
+  readonly api_key_id: string;
+}
+
+/**
+ * The inverse of draftToProto. memory-store reads every draft with it; with `defaults`, a missing
+ * provenance, or an empty channel, kind, agent or key in it, is filled in (channel internal, kind add,
+ * the draft's agent, the calling key); without them a draft must carry its provenance.
+ */
+export function draftFromProto(d: MemoryDraftMessage, defaults?: ProvenanceDefaults): MemoryDraft {
+  let provenance: ProvenanceRecord;
+  if (defaults !== undefined) {
+    const p = provenanceFromProto(d.provenance ?? Provenance.fromPartial({}));
+    provenance = {
+      ...p,
+      channel: p.channel || 'internal',
+      kind: p.kind || 'add',
+      agent_id: p.agent_id || d.agent_id,
+      api_key_id: p.api_key_id || defaults.api_key_id,
+    };
+  } else if (d.provenance === undefined) {
+    throw new Error('a draft without provenance');
+  } else {
+    provenance = provenanceFromProto(d.provenance);
+  }
   return {
     namespace: d.namespace,
     agent_id: d.agent_id,
@@ -83,7 +108,7 @@ export function draftFromProto(d: MemoryDraftMessage): MemoryDraft {
     entity_id: orNull(d.entity_id),
     error_pattern: orNull(d.error_pattern),
     source_trajectory_id: orNull(d.source_trajectory_id),
-    provenance: provenanceFromProto(d.provenance),
+    provenance,
   };
 }
 

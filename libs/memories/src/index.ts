@@ -3,6 +3,15 @@
 // on those tables (an ESLint rule in eslint.config.js keeps it so).
 export { toProtoMemory } from './memory-mapping.ts';
 export { writeResultFromProto, writeResultToProto } from './write-result-mapping.ts';
+export {
+  deprecationFromProto,
+  deprecationToProto,
+  draftFromProto,
+  draftToProto,
+  provenanceFromProto,
+  provenanceToProto,
+} from './draft-mapping.ts';
+export type { ProvenanceDefaults } from './draft-mapping.ts';
 export { MEMORY_COLUMNS, memoryColumns, memoryFromRow } from './memory-row.ts';
 export type { MemoryRow } from './memory-row.ts';
 export { whereSearchable, whereVisible } from './visibility.ts';

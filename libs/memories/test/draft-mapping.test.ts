@@ -10,8 +10,9 @@ import {
   deprecationToProto,
   draftFromProto,
   draftToProto,
-} from '../src/clients/memory-writer-mapping.ts';
-import { writeResultFromProto, writeResultToProto } from '@engram/memories';
+  writeResultFromProto,
+  writeResultToProto,
+} from '../src/index.ts';
 
 /** Every field set, each to a value no other field has, so a swapped or dropped field shows. */
 const fullDraft: MemoryDraft = {
@@ -112,5 +113,25 @@ describe('memory-store write mapping (domain <-> protobuf)', () => {
     );
     assert.deepEqual(sortedKeys(writeResultToProto(result)), sortedKeys(WriteResultMessage.fromPartial({})));
     assert.deepEqual(sortedKeys(result), sortedKeys(WriteResultMessage.fromPartial({})));
+  });
+  it('memory-store attributes a draft sent without provenance to the calling key', () => {
+    const message = draftToProto(fullDraft);
+    delete message.provenance;
+    assert.throws(() => draftFromProto(message), /without provenance/);
+    const read = draftFromProto(message, { api_key_id: 'key-of-the-call' });
+    assert.deepEqual(read.provenance, {
+      channel: 'internal',
+      kind: 'add',
+      agent_id: fullDraft.agent_id,
+      api_key_id: 'key-of-the-call',
+      source_run_id: null,
+      interaction_id: null,
+      depth: 0,
+      verdict: {},
+      taint: [],
+      policy_version: '',
+    });
+    // A provenance sent in full is kept as sent, defaults or not.
+    assert.deepEqual(draftFromProto(draftToProto(fullDraft), { api_key_id: 'other' }), fullDraft);
   });
 });

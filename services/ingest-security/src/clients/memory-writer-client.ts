@@ -3,8 +3,7 @@ import { createClient, unary } from '@engram/grpc-kit';
 import type { Deprecation, MemoryDraft } from '@engram/memory-model';
 import { MemoryWriterServiceClient } from '@engram/proto/engram/memory/v1/memory_store';
 import type { AuditEventInput, MemoryWriter } from '../domain/ports.ts';
-import { writeResultFromProto } from '@engram/memories';
-import { deprecationToProto, draftToProto } from './memory-writer-mapping.ts';
+import { deprecationToProto, draftToProto, writeResultFromProto } from '@engram/memories';
 
 /** memory-store's MemoryWriterService over gRPC, with the caller's key and the internal token. */
 export class GrpcMemoryWriter implements MemoryWriter {

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '@engram/errors';
 import type { CallContext, HandlersOf } from '@engram/grpc-kit';
 import type { BatchItemResult, IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
 import type { MemoryDraft } from '@engram/memory-model';
-import { deprecationFromProto } from '../clients/memory-writer-mapping.ts';
+import { deprecationFromProto } from '@engram/memories';
 import type { WriteOrigin } from '../domain/write-request.ts';
 import { fillStored, itemError } from './item-error.ts';
 import { scanContentHandler } from './scan-content.ts';

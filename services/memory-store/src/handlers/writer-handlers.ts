@@ -2,41 +2,14 @@ import { actingAgent, type Principal } from '@engram/auth';
 import { InvalidArgumentError } from '@engram/errors';
 import { AUDIT_EVENT_TYPES } from '@engram/events';
 import type { HandlersOf } from '@engram/grpc-kit';
+import { draftFromProto } from '@engram/memories';
 import type { MemoryDraft, MemoryWriterServiceService } from '@engram/proto/engram/memory/v1/memory_store';
 import type { Draft } from '../domain/memory.ts';
 import { persistMemories, type PersistDeps } from '../domain/persist-memories.ts';
 
-function draftOf(d: MemoryDraft, principal: Principal): Draft {
-  const p = d.provenance;
-  return {
-    namespace: d.namespace,
-    agent_id: d.agent_id,
-    content: d.content,
-    memory_type: d.memory_type,
-    scope: d.scope,
-    trust_level: d.trust_level,
-    metadata: d.metadata ?? {},
-    content_flags: d.content_flags,
-    shared_with: d.shared_with,
-    session_id: d.session_id ?? null,
-    sequence_number: d.sequence_number ?? null,
-    entity_id: d.entity_id ?? null,
-    error_pattern: d.error_pattern ?? null,
-    source_trajectory_id: d.source_trajectory_id ?? null,
-    provenance: {
-      channel: p?.channel || 'internal',
-      kind: p?.kind || 'add',
-      agent_id: p?.agent_id || d.agent_id,
-      api_key_id: p?.api_key_id || principal.keyId,
-      source_run_id: p?.source_run_id ?? null,
-      interaction_id: p?.interaction_id ?? null,
-      depth: p?.depth ?? 0,
-      verdict: p?.verdict ?? {},
-      taint: p?.taint ?? [],
-      policy_version: p?.policy_version ?? '',
-    },
-  };
-}
+/** A draft as sent; one without provenance (a direct call) is attributed to the calling key. */
+const draftOf = (d: MemoryDraft, principal: Principal): Draft =>
+  draftFromProto(d, { api_key_id: principal.keyId });
 
 /**
  * Internal writes (MemoryWriterService): only callers holding the internal token reach these, with

@@ -1,20 +1,12 @@
 import type { Database } from '@engram/db';
+import { parseAuditDetails, type AuditEventRow } from '@engram/events';
 import { CREATED_AT_ISO_SQL, flaggedMemories, memoryInProject } from '@engram/memories';
 import type { StoredMemory } from '@engram/memory-model';
 import type { Position } from '../domain/cursor.ts';
 import type { AuditEntry, AuditFilter, SecurityReadRepository } from '../domain/ports.ts';
 
-interface AuditRow {
-  event_id: string;
-  event_type: string;
-  project_id: string;
-  agent_id: string | null;
-  memory_id: string | null;
-  api_key_id: string | null;
-  details: Record<string, unknown> | string | null;
-  created_at: Date | string;
-  at: string;
-}
+/** The audit columns the log shows, and the exact sort key as text (for the next cursor). */
+type AuditRow = Omit<AuditEventRow, 'published_at' | 'publish_attempts'> & { at: string };
 
 /**
  * Reads of the audit log, and of memories through @engram/memories, on the read connection (a
@@ -48,10 +40,7 @@ export class KnexSecurityReadRepository implements SecurityReadRepository {
       agent_id: row.agent_id,
       memory_id: row.memory_id,
       api_key_id: row.api_key_id,
-      details:
-        typeof row.details === 'string'
-          ? (JSON.parse(row.details) as Record<string, unknown>)
-          : (row.details ?? {}),
+      details: { ...parseAuditDetails(row.details) },
       created_at: new Date(row.created_at),
       position: { at: row.at, id: row.event_id },
     }));
