@@ -181,4 +181,16 @@ describe('end to end: six processes behind the gateway, on PostgreSQL + NATS Jet
       { numRuns: 150 },
     );
   });
+
+  // Last: it stops the gateway. The runtime drains it, flushes traces and exits 0 well within the
+  // harness's 10 s before SIGKILL; a shutdown step that hung would show as a SIGKILL here.
+  it('stops the gateway cleanly on SIGTERM: exit 0 within 5 s, no SIGKILL, its port closed', async () => {
+    const gateway = engram.processes.get('gateway')!;
+    const started = Date.now();
+    await gateway.stop();
+    assert.equal(gateway.child.signalCode, null, gateway.tail());
+    assert.equal(gateway.child.exitCode, 0, gateway.tail());
+    assert.ok(Date.now() - started < 5_000, `stopped after ${Date.now() - started} ms`);
+    assert.equal((await fetch(`${engram.baseUrl}/healthz`).catch(() => undefined))?.status, undefined);
+  });
 });

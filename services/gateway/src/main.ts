@@ -1,10 +1,11 @@
 import { ConfigError, loadEngramConfig } from '@engram/config';
-import { createLogger, onTerminationSignal } from '@engram/logger';
+import { Runtime } from '@engram/grpc-kit';
+import { createLogger } from '@engram/logger';
 import { startTracing, tracingOptions } from '@engram/telemetry';
 import { createGateway } from './server.ts';
 import { buildUpstreams } from './upstream-map.ts';
 
-/** The gateway process: config, logger, tracing, gateway, listen, and one ordered shutdown on a signal. */
+/** The gateway process: config, logger, tracing, gateway, listen, and the runtime's ordered shutdown on a signal. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -45,21 +46,13 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
-  onTerminationSignal(logger, () => {
-    gateway
-      .close()
-      .then(stopTracing)
-      .then(
-        () => {
-          logger.info('gateway stopped');
-          process.exit(0);
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  });
+  // The same ordered, bounded shutdown as every service's process (grpc-kit's Runtime): stop taking
+  // requests and drain them, then flush the traces, then say so.
+  const runtime = new Runtime(logger, config.shutdownTimeoutMs);
+  runtime.onShutdown('gateway', () => gateway.close());
+  runtime.onShutdown('tracing', stopTracing);
+  runtime.onShutdown('stopped', () => logger.info('gateway stopped'));
+  runtime.installSignalHandlers();
 }
 
 main().catch((err: unknown) => {
