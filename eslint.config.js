@@ -6,6 +6,13 @@ import tseslint from 'typescript-eslint';
 const MEMORY_TABLE = String.raw`/^(memories|memory_votes|memory_provenance|memory_postings|lexical_docs|lexical_df)( as [a-z_]+)?$/`;
 // The same tables in SQL text or a qualified column (`from memories`, `memories.id`, `memory_votes v`).
 const MEMORY_SQL = String.raw`/\b(memory_votes|memory_provenance|memory_postings|lexical_docs|lexical_df)\b|\b(from|join|update|into|table) memories\b|^memories[.]/i`;
+// A library may not import a service. Repeated in every block that restricts a library's imports:
+// a later block's no-restricted-imports replaces an earlier one for the same files.
+const NO_SERVICE_IMPORT = {
+  regex:
+    '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
+  message: 'a library may not import a service (docs/architecture.md)',
+};
 const MEMORY_SQL_MESSAGE =
   'SQL on memories, votes or provenance lives in @engram/memories (libs/memories); call it from storage/ (docs/architecture.md)';
 
@@ -59,13 +66,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex:
-                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
-              message: 'a library may not import a service (docs/architecture.md)',
-            },
-          ],
+          patterns: [NO_SERVICE_IMPORT],
         },
       ],
     },
@@ -81,11 +82,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex:
-                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
-              message: 'a library may not import a service (docs/architecture.md)',
-            },
+            NO_SERVICE_IMPORT,
             {
               regex: '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access)(/|$)',
               message:
@@ -105,11 +102,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex:
-                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
-              message: 'a library may not import a service (docs/architecture.md)',
-            },
+            NO_SERVICE_IMPORT,
             {
               regex:
                 '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access|@engram/memories)(/|$)',
@@ -131,11 +124,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex:
-                '^@engram/(gateway|ingest-security|memory-store|retrieval-ranking|ace-feedback|security-admin|all-in-one|cli)(/|$)',
-              message: 'a library may not import a service (docs/architecture.md)',
-            },
+            NO_SERVICE_IMPORT,
             {
               regex: '^(knex|pg|@electric-sql/pglite|@engram/db)(/|$)',
               message: 'only knex-key-lookup.ts reads the database in @engram/access (docs/architecture.md)',
