@@ -84,9 +84,49 @@ export default tseslint.config(
           patterns: [
             NO_SERVICE_IMPORT,
             {
-              regex: '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access)(/|$)',
+              regex:
+                '^(ioredis|knex|pg|@electric-sql/pglite|@engram/db|@engram/access|@engram/platform|@engram/runtime)(/|$)',
               message:
-                'grpc-kit is transport only: no database, no Redis; authentication and rate limits are in @engram/access (docs/architecture.md)',
+                'grpc-kit is transport only: no database, no Redis, no process lifetime; authentication and rate limits are in @engram/access, shutdown in @engram/runtime (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // libs/runtime is a process's lifetime (the one Runtime, runMain): it imports the logger and
+    // nothing else of Engram's, so the gateway shares the services' shutdown without a database
+    // driver in its import graph (docs/architecture.md, Folders and what they may import).
+    files: ['libs/runtime/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NO_SERVICE_IMPORT,
+            {
+              regex: '^@engram/(?!logger$)',
+              message: 'libs/runtime imports only @engram/logger (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The gateway holds nothing stored: it shares the services' Runtime, never their process
+    // (libs/platform opens databases, relays and key lookups).
+    files: ['services/gateway/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@engram/platform|@engram/db|@engram/access|knex|pg|@electric-sql/pglite)(/|$)',
+              message:
+                'the gateway stores nothing: no service process, database or key lookup (docs/architecture.md)',
             },
           ],
         },

@@ -148,7 +148,7 @@ async function runPart(t: TestEngram, part: string, dimensions: number) {
     docsByConv.set(c.conversation_id, docs);
   }
   const bm25 = new Map([...docsByConv].map(([c, d]) => [c, plainBm25(d)]));
-  const knex = t.engram.platform.db.knex;
+  const knex = t.engram.db.knex;
   const turns = (ms: { id: string }[]) => ms.map((m) => turnOf.get(m.id)!);
   const rows: {
     q: Question;

@@ -165,7 +165,7 @@ for (const engine of ENGINES) {
       assert.equal(run.body.status, 'started', 'the run was not completed');
       assert.equal((await votesOf(t, used)).filter((v) => v.task_id === 'leaky-run').length, 0);
 
-      const recorded = await t.engram.platform.db
+      const recorded = await t.engram.db
         .knex('audit_events')
         .where({ event_type: 'SECURITY_REJECTED' })
         .orderBy('created_at');

@@ -178,7 +178,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
       assert.equal((await votesOf(t, checklist)).filter((v) => v.task_id === 'race-1').length, 1);
       const reflections = (
-        await t.engram.platform.db
+        await t.engram.db
           .knex('memory_provenance')
           .where({ source_run_id: 'race-1' })
           .count<{ n: string }[]>('* as n')

@@ -63,7 +63,7 @@ export async function votesOf(
   t: TestEngram,
   memoryId: string,
 ): Promise<{ voter_agent_id: string; task_id: string; vote: string }[]> {
-  return t.engram.platform.db
+  return t.engram.db
     .knex('memory_votes')
     .select('voter_agent_id', 'task_id', 'vote')
     .where({ memory_id: memoryId })
@@ -76,7 +76,7 @@ export async function eventsOf(
   type: string,
   memoryId?: string,
 ): Promise<{ details: Record<string, unknown> }[]> {
-  const q = t.engram.platform.db.knex('audit_events').select('details').where({ event_type: type });
+  const q = t.engram.db.knex('audit_events').select('details').where({ event_type: type });
   if (memoryId !== undefined) void q.where({ memory_id: memoryId });
   const rows = (await q) as { details: Record<string, unknown> | string }[];
   return rows.map((r) => ({
@@ -89,7 +89,7 @@ export async function provenanceOf(
   t: TestEngram,
   memoryId: string,
 ): Promise<{ kind: string; depth: number; source_run_id: string | null } | undefined> {
-  const rows = await t.engram.platform.db
+  const rows = await t.engram.db
     .knex<{ memory_id: string; kind: string; depth: number; source_run_id: string | null }>(
       'memory_provenance',
     )
@@ -100,6 +100,6 @@ export async function provenanceOf(
 
 /** How many memories the store holds (all projects). */
 export async function memoryCount(t: TestEngram): Promise<number> {
-  const rows = await t.engram.platform.db.knex('memories').count<{ n: string }[]>('* as n');
+  const rows = await t.engram.db.knex('memories').count<{ n: string }[]>('* as n');
   return Number(rows[0]?.n ?? 0);
 }

@@ -141,10 +141,7 @@ for (const engine of ENGINES) {
     it('an unbound internal key from before agent lists (neither list nor any_agent) acts for no agent', async () => {
       // What the migration makes of an existing unbound internal key: agent_ids '{}', any_agent false.
       const res = await createKey({ trust_level: 'internal', any_agent: true });
-      await t.engram.platform.db
-        .knex('api_keys')
-        .where({ key_id: res.body.key_id })
-        .update({ any_agent: false });
+      await t.engram.db.knex('api_keys').where({ key_id: res.body.key_id }).update({ any_agent: false });
       const legacy = t.admin.withKey(res.body.api_key);
       const named = await legacy.get<ErrorBody>(`/memories/${alicePrivate}?agent_id=alice`);
       assert.equal(named.status, 403, named.text);

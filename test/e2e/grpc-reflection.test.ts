@@ -8,9 +8,9 @@ import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/p
 import { Metadata, status as Status } from '@grpc/grpc-js';
 import { loadEngramConfig } from '@engram/config';
 import { createClient, isServiceError, unary } from '@engram/grpc-kit';
-import { INGEST_SERVICE_NAMES, ingestServices } from '@engram/ingest-security';
+import { composeIngestSecurity } from '@engram/ingest-security';
 import { createLogger } from '@engram/logger';
-import { configuredPeers, createPlatform, serveServices, type Platform } from '@engram/platform';
+import { configuredPeers, serveServices, ServiceProcess } from '@engram/platform';
 import { IngestServiceClient } from '@engram/proto/engram/ingest/v1/ingest';
 import { ReflectionClient, type ReflectionResponse } from './reflection-client.ts';
 import { startTestEngram, type TestEngram } from '@engram/all-in-one/testing';
@@ -122,7 +122,7 @@ describe('gRPC server reflection on the embedded server (every service, no API k
 describe('gRPC server reflection on one service process (ingest-security via serveServices)', function () {
   this.timeout(60_000);
   let dataDir: string;
-  let platform: Platform | undefined;
+  let proc: ServiceProcess | undefined;
   let client: ReflectionClient;
 
   before(async () => {
@@ -134,19 +134,17 @@ describe('gRPC server reflection on one service process (ingest-security via ser
       SERVICE_INTEGRITY_KEY: randomBytes(32).toString('base64url'),
       ENGRAM_INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
     });
-    platform = await createPlatform({
+    proc = await ServiceProcess.open({
       config,
       service: 'ingest-security',
-      migrations: [],
       logger: createLogger({ service: 'test', level: 'silent' }),
     });
-    const { services } = ingestServices(platform, configuredPeers(config));
-    const { port } = await serveServices(platform, services, INGEST_SERVICE_NAMES);
+    const { port } = await serveServices(proc, await composeIngestSecurity(proc, configuredPeers(config)));
     client = new ReflectionClient(`127.0.0.1:${port}`);
   });
   after(async () => {
     client?.close();
-    await platform?.runtime.shutdown();
+    await proc?.runtime.shutdown();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

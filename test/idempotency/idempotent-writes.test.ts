@@ -36,7 +36,7 @@ for (const engine of ENGINES) {
     const send = (client: ApiClient, method: string, path: string, body: unknown, k?: string) =>
       client.request(method, path, body, k === undefined ? {} : key(k));
     const count = async (table: string) =>
-      Number((await t.engram.platform.db.knex(table).count<{ n: string }[]>('* as n'))[0]?.n ?? 0);
+      Number((await t.engram.db.knex(table).count<{ n: string }[]>('* as n'))[0]?.n ?? 0);
     /** What a write leaves behind: memories, provenance records, audit events. */
     const stored = async () => ({
       memories: await count('memories'),
@@ -167,7 +167,7 @@ for (const engine of ENGINES) {
         .post('/memories/add', { content: 'Carol was here.', agent_id: 'carol' });
       assert.equal(carol.status, 200, carol.text);
       // Nothing in the database holds the raw key: the stored answer is sealed.
-      const rows = await t.engram.platform.db
+      const rows = await t.engram.db
         .knex('idempotency_records')
         .where({ idempotency_key: 'create-key-1' })
         .select<{ response: Uint8Array }[]>('response');
@@ -313,10 +313,10 @@ for (const engine of ENGINES) {
       const body = { content: 'An answer that expires.', agent_id: 'alice' };
       const first = await send(alice, 'POST', '/memories/add', body, 'expiring');
       assert.equal(first.body.deduplicated, false);
-      await t.engram.platform.db
+      await t.engram.db
         .knex('idempotency_records')
         .where({ idempotency_key: 'expiring' })
-        .update({ expires_at: t.engram.platform.db.knex.raw(`now() - interval '1 second'`) });
+        .update({ expires_at: t.engram.db.knex.raw(`now() - interval '1 second'`) });
       const after = await send(alice, 'POST', '/memories/add', body, 'expiring');
       assert.deepEqual([after.status, after.body.id, after.body.deduplicated], [200, first.body.id, true]);
       const replay = await send(alice, 'POST', '/memories/add', body, 'expiring');
@@ -339,9 +339,7 @@ for (const engine of ENGINES) {
         );
         assert.equal(q.status, 200, q.text);
       }
-      const records = await t.engram.platform.db
-        .knex('idempotency_records')
-        .where({ idempotency_key: 'query-1' });
+      const records = await t.engram.db.knex('idempotency_records').where({ idempotency_key: 'query-1' });
       assert.deepEqual(records, []);
     });
 

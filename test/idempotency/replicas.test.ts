@@ -32,9 +32,7 @@ describe('idempotent writes across two replicas on one PostgreSQL database', fun
   const add = (client: ApiClient, content: string, key: string) =>
     client.request('POST', '/memories/add', { content, agent_id: 'agent' }, { 'idempotency-key': key });
   const memoriesWith = async (content: string) =>
-    Number(
-      (await a.engram.platform.db.knex('memories').where({ content }).count<{ n: string }[]>('* as n'))[0]?.n,
-    );
+    Number((await a.engram.db.knex('memories').where({ content }).count<{ n: string }[]>('* as n'))[0]?.n);
 
   it('one call to each replica with the same key: the same answer and one memory', async () => {
     const content = 'Written once through two replicas.';

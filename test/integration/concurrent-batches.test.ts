@@ -84,7 +84,7 @@ describe('concurrent add_batch with shuffled overlapping content (postgres)', fu
       });
       const used = new Set(batches.flat());
       assert.equal(created, used.size, `round ${round}: each content created by exactly one item`);
-      const counted = await t.engram.platform.db.knex.raw<{ rows: { distinct: string; total: string }[] }>(
+      const counted = await t.engram.db.knex.raw<{ rows: { distinct: string; total: string }[] }>(
         'select count(distinct content) as distinct, count(*) as total from memories where content = any(?)',
         [[...used]],
       );

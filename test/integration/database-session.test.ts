@@ -85,7 +85,7 @@ for (const engine of ENGINES) {
     it('takes HNSW_EF_SEARCH from the configuration, and queries run at it', async () => {
       const t = await startTestEngram(engine, { HNSW_EF_SEARCH: '321' });
       try {
-        assert.equal(await show(t.engram.platform.db, 'hnsw.ef_search'), '321');
+        assert.equal(await show(t.engram.db, 'hnsw.ef_search'), '321');
         for (const content of ['the canary deploy failed with E4711', 'lunch is at noon'])
           assert.equal(
             (await t.admin.post('/memories/add', { content, agent_id: 'a', scope: 'global' })).status,

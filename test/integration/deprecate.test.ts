@@ -43,7 +43,7 @@ for (const engine of ENGINES) {
       );
       const again = await author.post(`/memories/${old.body.id}/deprecate`, { reason: 'twice' });
       assert.equal(again.status, 404, 'an already deprecated memory cannot be deprecated again');
-      const events: { event_type: string }[] = await t.engram.platform.db
+      const events: { event_type: string }[] = await t.engram.db
         .knex('audit_events')
         .where({ memory_id: old.body.id, event_type: 'MEMORY_DEPRECATED' });
       assert.equal(events.length, 1);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, loadEngramConfig } from '@engram/config';
 import { migrateLatest, openDatabase } from '@engram/db';
 import { appendEvent, eventsMigrations } from '@engram/events';
-import { createPlatform, eventDelivery } from '@engram/platform';
+import { eventDelivery, ServiceProcess } from '@engram/platform';
 import {
   compiledEntry,
   createTestDatabase,
@@ -56,7 +56,7 @@ describe('where the outbox relay publishes (EVENTS_DELIVERY)', function () {
     assert.equal(refusal(() => loadEngramConfig({ EVENTS_DELIVERY: 'kafka' })).variable, 'EVENTS_DELIVERY');
   });
 
-  it('createPlatform refuses before it opens the database', async () => {
+  it('a service process refuses before it opens the database', async () => {
     // Nothing listens on port 1: a platform that got as far as the database would fail differently.
     const config = loadEngramConfig({
       DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
@@ -64,7 +64,7 @@ describe('where the outbox relay publishes (EVENTS_DELIVERY)', function () {
       ENGRAM_INTERNAL_TOKEN: 't'.repeat(32),
     });
     await assert.rejects(
-      createPlatform({ config, service: 'test', migrations: [] }),
+      ServiceProcess.open({ config, service: 'test' }),
       (err: unknown) => err instanceof ConfigError && err.variable === 'NATS_URL',
     );
   });

@@ -69,10 +69,10 @@ for (const engine of ENGINES) {
         any_agent: true,
         name: 'hash-check',
       });
-      const row = (await t.engram.platform.db
-        .knex('api_keys')
-        .where({ key_id: res.body.key_id })
-        .first()) as Record<string, unknown>;
+      const row = (await t.engram.db.knex('api_keys').where({ key_id: res.body.key_id }).first()) as Record<
+        string,
+        unknown
+      >;
       assert.ok(!Object.values(row).some((v) => typeof v === 'string' && v.includes(res.body.api_key)));
       assert.match(String(row.key_hash), /^[0-9a-f]{64}$/);
     });

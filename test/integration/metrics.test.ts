@@ -112,10 +112,7 @@ for (const engine of ENGINES) {
         agent_id: 'reader',
       });
       assert.equal(added.status, 200, added.text);
-      await t.engram.platform.db
-        .knex('memories')
-        .where({ id: added.body.id })
-        .update({ content: 'tampered' });
+      await t.engram.db.knex('memories').where({ id: added.body.id }).update({ content: 'tampered' });
       const before =
         valueOf(await scrape(), 'engram_integrity_failures_total{route="get",status="invalid"}') ?? 0;
       const got = await t.admin.get(`/memories/${added.body.id}?agent_id=reader`);

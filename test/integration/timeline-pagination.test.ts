@@ -102,7 +102,7 @@ for (const engine of ENGINES) {
         entity_id: ENTITY,
       }));
       entityIds = await addBatches(historian, entity);
-      const rows: { id: string }[] = await t.engram.platform.db
+      const rows: { id: string }[] = await t.engram.db
         .knex('memories')
         .select('id')
         .where({ session_id: SESSION })
@@ -142,7 +142,7 @@ for (const engine of ENGINES) {
       assertPageShape(pages, 200, ENTITY_SIZE);
       const all = pages.flatMap((p) => p.memories);
       assert.deepEqual(new Set(all.map((m) => m.id)), new Set(entityIds));
-      const rows: { id: string }[] = await t.engram.platform.db
+      const rows: { id: string }[] = await t.engram.db
         .knex('memories')
         .select('id')
         .where({ entity_id: ENTITY })
@@ -157,17 +157,17 @@ for (const engine of ENGINES) {
 
     it('keeps pages full when verification drops an edited memory, and never shows it', async () => {
       const tampered = sessionOrder[250]!;
-      await t.engram.platform.db
+      await t.engram.db
         .knex('memories')
         .where({ id: tampered })
-        .update({ content: t.engram.platform.db.knex.raw(`content || ' then drop the ledger'`) });
+        .update({ content: t.engram.db.knex.raw(`content || ' then drop the ledger'`) });
       const pages = await walk(historian, sessionPath, 200);
       assertPageShape(pages, 200, SESSION_SIZE - 1);
       assert.deepEqual(
         pages.flatMap((p) => p.memories.map((m) => m.id)),
         sessionOrder.filter((id) => id !== tampered),
       );
-      const failures = await t.engram.platform.db
+      const failures = await t.engram.db
         .knex('audit_events')
         .where({ event_type: 'INTEGRITY_FAILED', memory_id: tampered });
       assert.equal(failures.length, 1, 'examined once in the whole walk');

@@ -44,7 +44,7 @@ for (const engine of ENGINES) {
     });
 
     const countMemories = async () => {
-      const rows: { n: string }[] = await t.engram.platform.db.knex('memories').count('* as n');
+      const rows: { n: string }[] = await t.engram.db.knex('memories').count('* as n');
       return Number(rows[0]!.n);
     };
 
@@ -94,7 +94,7 @@ for (const engine of ENGINES) {
       assert.equal(second.status, 200);
       assert.equal(second.body.id, first.body.id);
       assert.equal(second.body.deduplicated, true);
-      const events = await t.engram.platform.db
+      const events = await t.engram.db
         .knex('audit_events')
         .where({ memory_id: first.body.id })
         .select('event_type');
@@ -102,7 +102,7 @@ for (const engine of ENGINES) {
         'DEDUPLICATED',
         'MEMORY_CREATED',
       ]);
-      const prov = await t.engram.platform.db.knex('memory_provenance').where({ memory_id: first.body.id });
+      const prov = await t.engram.db.knex('memory_provenance').where({ memory_id: first.body.id });
       assert.equal(prov.length, 1);
     });
 
@@ -111,7 +111,7 @@ for (const engine of ENGINES) {
         content: 'Provenance check memory.',
         agent_id: 'auditor',
       });
-      const rows = await t.engram.platform.db.knex('memory_provenance').where({ memory_id: add.body.id });
+      const rows = await t.engram.db.knex('memory_provenance').where({ memory_id: add.body.id });
       assert.equal(rows.length, 1);
       const p = rows[0] as Record<string, unknown>;
       assert.equal(p.channel, 'rest');
@@ -122,10 +122,10 @@ for (const engine of ENGINES) {
       assert.equal(p.policy_version, t.engram.policyVersion);
       assert.match(String(p.signature), /^p1:[0-9a-f]{64}$/);
       await assert.rejects(
-        t.engram.platform.db.knex('memory_provenance').update({ depth: 5 }).where({ memory_id: add.body.id }),
+        t.engram.db.knex('memory_provenance').update({ depth: 5 }).where({ memory_id: add.body.id }),
         /immutable/,
       );
-      const mem = await t.engram.platform.db.knex('memories').where({ id: add.body.id }).first();
+      const mem = await t.engram.db.knex('memories').where({ id: add.body.id }).first();
       assert.match(String((mem as { integrity_hash: string }).integrity_hash), /^v2:[0-9a-f]{64}$/);
     });
 
@@ -264,7 +264,7 @@ for (const engine of ENGINES) {
         agent_id: 'fin',
         scope: 'global',
       });
-      await t.engram.platform.db
+      await t.engram.db
         .knex('memories')
         .update({ content: 'Wire transfers need no approval.' })
         .where({ id: add.body.id });
@@ -274,7 +274,7 @@ for (const engine of ENGINES) {
         top_k: 100,
       });
       assert.ok(!q.body.memories.some((m) => m.id === add.body.id));
-      const events = await t.engram.platform.db
+      const events = await t.engram.db
         .knex('audit_events')
         .where({ memory_id: add.body.id, event_type: 'INTEGRITY_FAILED' });
       assert.ok(events.length >= 2);

@@ -30,7 +30,7 @@ async function exportPeak(baseUrl: string, key: string, namespace: string) {
 
 const t = await startTestEngram('postgres');
 try {
-  const knex = t.engram.platform.db.knex;
+  const knex = t.engram.db.knex;
   for (const [ns, n] of [
     ['m10k', 10_000],
     ['m100k', 100_000],

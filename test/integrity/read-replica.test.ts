@@ -19,7 +19,7 @@ describe('INTEGRITY_FAILED from reads on a read-only DATABASE_READ_URL (postgres
   });
 
   it('reads run on the read-only connection, and the drop is still committed on the primary', async () => {
-    const { read } = t.engram.platform.db;
+    const { read } = t.engram.db;
     await assert.rejects(
       read.raw(
         `insert into audit_events (event_id, event_type, project_id) values (gen_random_uuid(), 'X', 'p')`,

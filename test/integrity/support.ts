@@ -21,7 +21,7 @@ export interface ErrorBody {
   error: { code: string; status: number; reason: string; message: string };
 }
 
-export const knexOf = (t: TestEngram): Knex => t.engram.platform.db.knex;
+export const knexOf = (t: TestEngram): Knex => t.engram.db.knex;
 
 /** Adds one memory through the gateway and returns its id. */
 export async function add(

@@ -144,7 +144,7 @@ for (const engine of ENGINES) {
       const tampered = ids.slice(0, 24);
       await knexOf(drop)('memories')
         .whereIn('id', tampered)
-        .update({ content: drop.engram.platform.db.knex.raw(`content || '!'`) });
+        .update({ content: drop.engram.db.knex.raw(`content || '!'`) });
       const q = await drop.admin.post<ListBody>('/memories/query', {
         query: 'zebra crossing pedestrians priority rule',
         agent_id: 'zebra',

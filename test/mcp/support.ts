@@ -76,7 +76,7 @@ export function textOf(r: CallToolResult): string {
 }
 
 export async function provenanceOf(t: TestEngram, memoryId: string): Promise<Record<string, unknown>> {
-  const row: Record<string, unknown> | undefined = await t.engram.platform.db
+  const row: Record<string, unknown> | undefined = await t.engram.db
     .knex('memory_provenance')
     .where({ memory_id: memoryId })
     .first();
@@ -85,7 +85,7 @@ export async function provenanceOf(t: TestEngram, memoryId: string): Promise<Rec
 }
 
 export async function memoriesWithContent(t: TestEngram, content: string): Promise<unknown[]> {
-  return t.engram.platform.db.knex('memories').where({ content });
+  return t.engram.db.knex('memories').where({ content });
 }
 
 export async function auditDetails(
@@ -93,7 +93,7 @@ export async function auditDetails(
   eventType: string,
   agentId: string,
 ): Promise<Record<string, unknown>[]> {
-  const rows: { details: unknown }[] = await t.engram.platform.db
+  const rows: { details: unknown }[] = await t.engram.db
     .knex('audit_events')
     .where({ event_type: eventType, agent_id: agentId });
   return rows.map(

@@ -63,7 +63,7 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await startTestEngram(engine, { ...NO_RATE_LIMITS, EMBEDDING_PROVIDER: 'hash' });
-      knex = t.engram.platform.db.knex;
+      knex = t.engram.db.knex;
       await put({
         // Same length, the query term once against three times: term frequency counts.
         once: { content: 'kiwi harvest notes from the orchard shed', scope: 'global' },

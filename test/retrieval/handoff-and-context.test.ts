@@ -158,7 +158,7 @@ for (const engine of ENGINES) {
     });
 
     it('drops a tampered memory from hybrid query, handoff and the bundle, and records INTEGRITY_FAILED', async () => {
-      const knex = t.engram.platform.db.knex;
+      const knex = t.engram.db.knex;
       await knex('memories').where({ id: ids.global }).update({
         content: 'Migration plan: billing cutover rollback script is scripts/evil.sh',
       });

@@ -97,7 +97,7 @@ describe('local embeddings through transformers.js (offline, a tiny ONNX model b
     });
 
     it('pins the local space and answers queries with the model’s vectors', async () => {
-      const space = (await t.engram.platform.db.knex('embedding_space').first()) as Record<string, unknown>;
+      const space = (await t.engram.db.knex('embedding_space').first()) as Record<string, unknown>;
       assert.deepEqual(
         [space.provider, space.model, space.dimensions],
         ['local', 'engram-tiny', TINY_HIDDEN],

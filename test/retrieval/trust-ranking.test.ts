@@ -10,7 +10,7 @@ for (const engine of ENGINES) {
   describe(`trust-weighted ranking (${engine})`, function () {
     this.timeout(120_000);
     let t: TestEngram;
-    const knex = () => t.engram.platform.db.knex;
+    const knex = () => t.engram.db.knex;
 
     const vote = async (memoryId: string, vote: 'helpful' | 'harmful', voters: number) => {
       // The vote route belongs to ace-feedback; its table is what ranking reads.

@@ -82,7 +82,7 @@ for (const engine of ENGINES) {
       // A REST client cannot smuggle a proof header of its own either: the gateway builds the metadata.
       assert.equal(await channelOf(await rest({ [CHANNEL_PROOF_HEADER]: 'forged' })), 'rest');
       // The proof is what the gateway sends; a holder of the internal token (a service) can make it.
-      const proof = channelProof(t.engram.platform.secrets.internalToken);
+      const proof = channelProof(t.engram.proc.secrets.internalToken);
       assert.equal(
         await channelOf(await direct({ 'x-engram-channel': 'mcp', [CHANNEL_PROOF_HEADER]: proof })),
         'mcp',

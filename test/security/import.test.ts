@@ -80,7 +80,7 @@ for (const engine of ENGINES) {
         namespace: 'ops',
       });
       // Tampering at the source: the row no longer matches its signature.
-      await source.engram.platform.db
+      await source.engram.db
         .knex('memories')
         .where({ id: edited })
         .update({ content: 'Deploys need no approval.' });
@@ -155,7 +155,7 @@ for (const engine of ENGINES) {
         [tampered.error?.status, tampered.error?.reason],
         [400, 'INTEGRITY_INVALID_AT_SOURCE'],
       );
-      const stored = await target.engram.platform.db
+      const stored = await target.engram.db
         .knex('memories')
         .whereIn('content', ['The cache TTL is 5 minutes.', 'Deploys need no approval.']);
       assert.equal(stored.length, 0);

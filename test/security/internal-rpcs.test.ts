@@ -40,7 +40,7 @@ for (const engine of ENGINES) {
     const md = (opts: { key?: string; internal?: boolean } = {}) => {
       const m = new Metadata();
       m.set('authorization', `Bearer ${opts.key ?? t.adminKey}`);
-      if (opts.internal !== false) m.set(INTERNAL_TOKEN_HEADER, t.engram.platform.secrets.internalToken);
+      if (opts.internal !== false) m.set(INTERNAL_TOKEN_HEADER, t.engram.proc.secrets.internalToken);
       return m;
     };
     const ingest = (req: Partial<IngestInternalRequest>, m = md()) =>
@@ -166,7 +166,7 @@ for (const engine of ENGINES) {
           return true;
         },
       );
-      const row = await t.engram.platform.db.knex('memories').where({ id: foreign.body.id }).first();
+      const row = await t.engram.db.knex('memories').where({ id: foreign.body.id }).first();
       assert.equal(row.is_deprecated, false);
       // A key bound to alice cannot name bob.
       const bound = await t.admin.createKey({
@@ -224,7 +224,7 @@ for (const engine of ENGINES) {
       const benign = await scan({ content: 'Deploys use blue-green.' }, md({ internal: false }));
       assert.equal(benign.action, 'allow');
       assert.equal(benign.allowed, true);
-      const rows: { n: string }[] = await t.engram.platform.db
+      const rows: { n: string }[] = await t.engram.db
         .knex('memories')
         .where({ content: 'Deploys use blue-green.' })
         .count('* as n');

@@ -15,7 +15,6 @@ export type {
 } from './idempotency/store.ts';
 export { idempotentWriteMethods, isIdempotentWrite } from './idempotency/write-methods.ts';
 export { HealthStatus, ServingStatus } from './health.ts';
-export { Runtime } from './runtime.ts';
 export { createGrpcServer, listen, shutdownServer } from './server.ts';
 export type { ServiceRegistration } from './server.ts';
 export {

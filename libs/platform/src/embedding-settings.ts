@@ -14,8 +14,3 @@ export function embeddingSettings(config: EngramConfig) {
     apiKey: config.embeddingApiKey,
   };
 }
-
-/** HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH: used when the store pins its embedding space. */
-export function hnswChoice(config: EngramConfig) {
-  return { m: config.hnswM, efConstruction: config.hnswEfConstruction, efSearch: config.hnswEfSearch };
-}

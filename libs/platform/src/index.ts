@@ -1,12 +1,13 @@
 export { eventDelivery } from './event-delivery.ts';
 export type { EventDelivery } from './event-delivery.ts';
-export { createPlatform } from './platform.ts';
-export type { Platform, PlatformOptions } from './platform.ts';
+export { ServiceProcess } from './service-process.ts';
+export type { EventOutbox, ServiceProcessOptions } from './service-process.ts';
 export { resolveSecrets } from './secrets.ts';
 export type { Secrets } from './secrets.ts';
-export { runMain, serveServices } from './serve.ts';
+export { runService, serveServices } from './serve.ts';
+export type { ComposedService, ServiceFactory } from './serve.ts';
 export { serveMetrics } from './metrics-endpoint.ts';
 export type { MetricsEndpoint } from './metrics-endpoint.ts';
-export { embeddingSettings, hnswChoice } from './embedding-settings.ts';
+export { embeddingSettings } from './embedding-settings.ts';
 export { configuredPeers, loopbackPeers } from './peers.ts';
 export type { Peers } from './peers.ts';

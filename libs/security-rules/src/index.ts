@@ -37,8 +37,13 @@ export { SENSITIVE_RULES } from './stage2/sensitive-rules.ts';
 export { scanInjection } from './stage3/scan-injection.ts';
 export { INJECTION_RULES } from './stage3/injection-rules.ts';
 export { ChatCompletionsClassifier } from './stage4/chat-completions-classifier.ts';
-export { classifierEscalationOf, injectionClassifierOf, stage4Of } from './stage4/classifier-of-config.ts';
-export type { ClassifierSettings, Stage4 } from './stage4/classifier-of-config.ts';
+export {
+  classifierEscalationOf,
+  injectionClassifierOf,
+  screeningSettingsOf,
+  stage4Of,
+} from './stage4/classifier-of-config.ts';
+export type { ClassifierSettings, ScreeningSettings, Stage4 } from './stage4/classifier-of-config.ts';
 export type { ChatClassifierOptions } from './stage4/chat-completions-classifier.ts';
 export { ClassifierError, CLASSIFIER_REJECT_CONFIDENCE } from './stage4/injection-classifier.ts';
 export type { ClassifierOutcome, InjectionClassifier } from './stage4/injection-classifier.ts';
@@ -46,7 +51,7 @@ export { parseClassifierReply } from './stage4/parse-classifier-reply.ts';
 export { isPolicyAction, moreSevere, POLICY_ACTIONS } from './policy/policy-action.ts';
 export type { PolicyAction } from './policy/policy-action.ts';
 export { actionFor, contentPolicyOf, DEFAULT_CONTENT_POLICY } from './policy/content-policy.ts';
-export type { ContentPolicy } from './policy/content-policy.ts';
+export type { ContentPolicy, ContentPolicySettings } from './policy/content-policy.ts';
 export { redact, redactionToken } from './policy/redact.ts';
 export type { RedactionSpan } from './policy/redact.ts';
 export { applyRedaction } from './policy/apply-redaction.ts';

@@ -82,7 +82,7 @@ export class EmbeddedTarget {
     const config = loadEngramConfig(this.env('0', '0'));
     const engram = await startEmbedded(config, createLogger({ service: 'bench', level: 'warn' }));
     try {
-      await fn(engram.platform.db.knex);
+      await fn(engram.db.knex);
     } finally {
       await engram.stop();
     }

@@ -1,2 +1,4 @@
 export { aceMigrations } from '../migrations/index.ts';
-export { ACE_SERVICE_NAMES, aceServices } from './server.ts';
+export { ACE_SERVICE_NAMES, composeAceFeedback } from './compose.ts';
+export { aceConfig } from './config.ts';
+export type { AceConfig } from './config.ts';

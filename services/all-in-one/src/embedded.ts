@@ -1,29 +1,19 @@
 import type { EngramConfig } from '@engram/config';
-import { createEmbedder } from '@engram/embeddings';
+import type { Database } from '@engram/db';
 import { createGateway, buildUpstreams } from '@engram/gateway';
-import { ACE_SERVICE_NAMES, aceMigrations, aceServices } from '@engram/ace-feedback';
-import { INGEST_SERVICE_NAMES, ingestServices } from '@engram/ingest-security';
-import {
-  bootstrapKeys,
-  MEMORY_STORE_SERVICE_NAMES,
-  memoryStoreMigrations,
-  memoryStoreServices,
-  pinEmbeddingSpace,
-} from '@engram/memory-store';
-import {
-  createPlatform,
-  embeddingSettings,
-  hnswChoice,
-  loopbackPeers,
-  serveServices,
-  type Platform,
-} from '@engram/platform';
-import { RETRIEVAL_SERVICE_NAMES, retrievalServices } from '@engram/retrieval-ranking';
-import { SECURITY_ADMIN_SERVICE_NAMES, securityAdminServices } from '@engram/security-admin';
+import { composeAceFeedback } from '@engram/ace-feedback';
+import { composeIngestSecurity } from '@engram/ingest-security';
+import { composeMemoryStore } from '@engram/memory-store';
+import { loopbackPeers, serveServices, ServiceProcess } from '@engram/platform';
+import { composeRetrievalRanking } from '@engram/retrieval-ranking';
+import { composeSecurityAdmin } from '@engram/security-admin';
 import type { Logger } from '@engram/logger';
 
 export interface Embedded {
-  readonly platform: Platform;
+  /** The one process the five services share (its runtime owns the whole shutdown). */
+  readonly proc: ServiceProcess;
+  /** The store every service of this process reads and writes. */
+  readonly db: Database;
   readonly grpcPort: number;
   readonly httpPort: number;
   /** The system key generated on the first start of an empty data directory (shown once). */
@@ -33,72 +23,69 @@ export interface Embedded {
 }
 
 /**
- * The whole suite in one process: every service on one gRPC server, the gateway in front, one
- * platform (PGlite in the data directory and the in-process bus unless DATABASE_URL / NATS_URL say
- * otherwise). Same handlers, same wire: ingest-security reaches memory-store over loopback gRPC.
+ * The whole suite in one process: each service's own compose (the same factories the distributed
+ * processes run) on one ServiceProcess, so they share one database, outbox relay and authenticator;
+ * every service on one gRPC server, the gateway in front. PGlite in the data directory and the
+ * in-process bus unless DATABASE_URL / NATS_URL say otherwise. Same handlers, same wire:
+ * ingest-security reaches memory-store over loopback gRPC. One Runtime stops it all: the gateway
+ * (ingress), the gRPC server, the clients, the relay and the pools, then the traces.
  */
 export async function startEmbedded(config: EngramConfig, logger?: Logger): Promise<Embedded> {
-  const platform = await createPlatform({
-    config,
-    service: 'engram',
-    migrations: [memoryStoreMigrations, aceMigrations],
-    logger,
-  });
-  const embedder = await createEmbedder(embeddingSettings(config), platform.logger);
-  await pinEmbeddingSpace(platform.db, embedder.space, hnswChoice(config), platform.logger);
-  let grpcAddress = '';
-  const peers = loopbackPeers(() => grpcAddress);
-  const store = memoryStoreServices({ platform, embedder });
-  const ingest = ingestServices(platform, peers);
-  const services = [
-    ...store.services,
-    ...ingest.services,
-    ...retrievalServices(platform, embedder, peers),
-    ...aceServices(platform, peers),
-    ...securityAdminServices(platform, peers),
-  ];
-  const names = [
-    ...MEMORY_STORE_SERVICE_NAMES,
-    ...INGEST_SERVICE_NAMES,
-    ...RETRIEVAL_SERVICE_NAMES,
-    ...ACE_SERVICE_NAMES,
-    ...SECURITY_ADMIN_SERVICE_NAMES,
-  ];
-  const generatedKey = await bootstrapKeys(platform, store.keys);
-  const { port: grpcPort } = await serveServices(platform, services, names);
-  grpcAddress = `127.0.0.1:${grpcPort}`;
-  const all = {
-    ingestSecurityAddr: grpcAddress,
-    memoryStoreAddr: grpcAddress,
-    retrievalRankingAddr: grpcAddress,
-    aceFeedbackAddr: grpcAddress,
-    securityAdminAddr: grpcAddress,
-  };
-  const gateway = createGateway({
-    upstreams: buildUpstreams(all),
-    logger: platform.logger,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
-    // In-process, the gateway holds the token the services check its channel proof against.
-    internalToken: platform.secrets.internalToken,
-    // One registry for the process: the gateway's /metrics serves every service's metrics too.
-    metrics: platform.metrics.registry,
-  });
-  const httpPort = await new Promise<number>((resolve, reject) => {
-    gateway.server.once('error', reject);
-    gateway.server.listen(config.httpPort, config.host, () => {
-      const addr = gateway.server.address();
-      resolve(typeof addr === 'object' && addr ? addr.port : config.httpPort);
+  const proc = await ServiceProcess.open({ config, service: 'engram', logger });
+  try {
+    let grpcAddress = '';
+    const peers = loopbackPeers(() => grpcAddress);
+    // memory-store first: it migrates the store and pins the embedding space the others read.
+    const store = await composeMemoryStore(proc, peers);
+    const ingest = await composeIngestSecurity(proc, peers);
+    const parts = [
+      store,
+      ingest,
+      await composeRetrievalRanking(proc, peers),
+      await composeAceFeedback(proc, peers),
+      await composeSecurityAdmin(proc, peers),
+    ];
+    const { port: grpcPort } = await serveServices(proc, {
+      names: parts.flatMap((p) => p.names),
+      services: parts.flatMap((p) => p.services),
     });
-  });
-  return {
-    platform,
-    grpcPort,
-    httpPort,
-    generatedKey,
-    policyVersion: ingest.policyVersion,
-    stop: async () => {
-      await gateway.close();
-      await platform.runtime.shutdown();
-    },
-  };
+    grpcAddress = `127.0.0.1:${grpcPort}`;
+    const gateway = createGateway({
+      upstreams: buildUpstreams({
+        ingestSecurityAddr: grpcAddress,
+        memoryStoreAddr: grpcAddress,
+        retrievalRankingAddr: grpcAddress,
+        aceFeedbackAddr: grpcAddress,
+        securityAdminAddr: grpcAddress,
+      }),
+      logger: proc.logger,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      // In-process, the gateway holds the token the services check its channel proof against.
+      internalToken: proc.secrets.internalToken,
+      // One registry for the process: the gateway's /metrics serves every service's metrics too.
+      metrics: proc.metrics.registry,
+    });
+    proc.runtime.onShutdown('gateway', () => gateway.close(), 'ingress');
+    const httpPort = await new Promise<number>((resolve, reject) => {
+      gateway.server.once('error', reject);
+      gateway.server.listen(config.httpPort, config.host, () => {
+        gateway.server.off('error', reject);
+        const addr = gateway.server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : config.httpPort);
+      });
+    });
+    return {
+      proc,
+      db: await proc.database(),
+      grpcPort,
+      httpPort,
+      generatedKey: store.generatedKey,
+      policyVersion: ingest.policyVersion,
+      stop: () => proc.runtime.shutdown(),
+    };
+  } catch (err) {
+    // A start that fails half-way (a taken port, a refused embedding space) leaves nothing open.
+    await proc.runtime.shutdown();
+    throw err;
+  }
 }

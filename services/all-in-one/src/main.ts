@@ -1,6 +1,5 @@
 import { loadEngramConfig } from '@engram/config';
-import { onTerminationSignal } from '@engram/logger';
-import { runMain } from '@engram/platform';
+import { runMain } from '@engram/runtime';
 import { startEmbedded } from './embedded.ts';
 
 runMain('engram', async () => {
@@ -9,7 +8,7 @@ runMain('engram', async () => {
   const base = `http://${config.host}:${engram.httpPort}`;
   const lines = [
     `engram: serving REST on ${base} and gRPC on ${config.host}:${engram.grpcPort}`,
-    `engram: storage ${engram.platform.embedded ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}; events ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
+    `engram: storage ${engram.proc.embedded ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}; events ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
   ];
   if (engram.generatedKey) {
     lines.push(
@@ -18,10 +17,5 @@ runMain('engram', async () => {
     );
   }
   process.stdout.write(lines.join('\n') + '\n');
-  onTerminationSignal(engram.platform.logger, () => {
-    void engram.stop().then(() => {
-      process.stdout.write('engram: stopped\n');
-      process.exit(0);
-    });
-  });
+  engram.proc.runtime.installSignalHandlers(() => process.stdout.write('engram: stopped\n'));
 });

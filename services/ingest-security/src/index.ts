@@ -1,1 +1,3 @@
-export { INGEST_SERVICE_NAMES, ingestServices } from './server.ts';
+export { composeIngestSecurity, INGEST_SERVICE_NAMES } from './compose.ts';
+export { ingestConfig } from './config.ts';
+export type { IngestConfig } from './config.ts';

@@ -1,6 +1,8 @@
 export { memoryStoreMigrations } from '../migrations/index.ts';
-export { bootstrapKeys } from './bootstrap.ts';
-export { MEMORY_STORE_SERVICE_NAMES, memoryStoreServices } from './server.ts';
+export { composeMemoryStore, MEMORY_STORE_SERVICE_NAMES } from './compose.ts';
+export type { MemoryStoreService } from './compose.ts';
+export { memoryStoreConfig } from './config.ts';
+export type { MemoryStoreConfig } from './config.ts';
 export { pinEmbeddingSpace } from './storage/embedding-space.ts';
 export { backfillIntegrity } from './storage/integrity-backfill.ts';
 export type { BackfillOptions, BackfillProgress, BackfillReport } from './storage/integrity-backfill.ts';

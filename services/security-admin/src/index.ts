@@ -1,1 +1,3 @@
-export { SECURITY_ADMIN_SERVICE_NAMES, securityAdminServices } from './server.ts';
+export { composeSecurityAdmin, SECURITY_ADMIN_SERVICE_NAMES } from './compose.ts';
+export { securityAdminConfig } from './config.ts';
+export type { SecurityAdminConfig } from './config.ts';

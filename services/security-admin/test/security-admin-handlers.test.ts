@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { displayPrefix, generateApiKey, hashApiKey } from '@engram/auth';
 import { loadEngramConfig } from '@engram/config';
-import { appendEvent } from '@engram/events';
+import { appendEvent, eventsMigrations } from '@engram/events';
 import { createClient, unary } from '@engram/grpc-kit';
 import { signV2 } from '@engram/integrity';
 import { createLogger } from '@engram/logger';
 import { memoryStoreMigrations } from '@engram/memory-store';
-import { configuredPeers, createPlatform, serveServices, type Platform } from '@engram/platform';
+import { configuredPeers, serveServices, ServiceProcess } from '@engram/platform';
 import {
   SecurityAdminServiceClient,
   type ListAuditEventsRequest,
@@ -20,10 +20,10 @@ import {
   type VerifyRequest,
 } from '@engram/proto/engram/security/v1/security';
 import { createTestDatabase, ENGINES, type TestDatabase } from '@engram/testing';
-import { SECURITY_ADMIN_SERVICE_NAMES, securityAdminServices } from '../src/index.ts';
+import { composeSecurityAdmin } from '../src/index.ts';
 
 /**
- * security-admin as its own process would run it: its factory (securityAdminServices) on a platform
+ * security-admin as its own process would run it: its compose (composeSecurityAdmin) on a process
  * of its own, served on gRPC, against a real database that memory-store's migrations made. Rows are
  * written directly; the routes are called with the instance's system key and with a key that is not
  * an administrator's.
@@ -39,7 +39,7 @@ for (const engine of ENGINES) {
     const internalKey = generateApiKey();
     let dataDir: string;
     let database: TestDatabase | undefined;
-    let platform: Platform | undefined;
+    let proc: ServiceProcess | undefined;
     let client: SecurityAdminServiceClient;
     const ids = { signed: randomUUID(), tampered: randomUUID(), clean: randomUUID(), other: randomUUID() };
 
@@ -78,14 +78,13 @@ for (const engine of ENGINES) {
         DATABASE_POOL_MAX: '3',
         ...(database ? { DATABASE_URL: database.url, EVENTS_DELIVERY: 'in-process' } : {}),
       });
-      platform = await createPlatform({
+      proc = await ServiceProcess.open({
         config,
         service: 'security-admin',
-        // memory-store owns these tables; alone here, this process makes them.
-        migrations: [memoryStoreMigrations],
         logger: createLogger({ service: 'test', level: 'silent' }),
       });
-      const knex = platform.db.knex;
+      // memory-store owns these tables (and the outbox's); alone here, this process makes them.
+      const { knex } = await proc.database(eventsMigrations, memoryStoreMigrations);
       await knex('projects').insert({ project_id: 'default', name: 'default' }).onConflict().ignore();
       await knex('api_keys').insert({
         key_id: randomUUID(),
@@ -141,16 +140,12 @@ for (const engine of ENGINES) {
         agentId: 'x',
         apiKeyId: 'k',
       });
-      const served = await serveServices(
-        platform,
-        securityAdminServices(platform, configuredPeers(config)),
-        SECURITY_ADMIN_SERVICE_NAMES,
-      );
+      const served = await serveServices(proc, await composeSecurityAdmin(proc, configuredPeers(config)));
       client = createClient(SecurityAdminServiceClient, `127.0.0.1:${served.port}`);
     });
     after(async () => {
       client?.close();
-      await platform?.runtime.shutdown();
+      await proc?.runtime.shutdown();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });

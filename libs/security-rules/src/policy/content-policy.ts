@@ -18,13 +18,16 @@ export const DEFAULT_CONTENT_POLICY: ContentPolicy = Object.freeze({
   injectionGlobalScope: 'reject',
 });
 
+/** The CONTENT_POLICY_* settings, as loaded. */
+export interface ContentPolicySettings {
+  readonly contentPolicyPii: string;
+  readonly contentPolicySecrets: string;
+  readonly contentPolicyInjection: string;
+  readonly contentPolicyInjectionGlobalScope: string;
+}
+
 /** Builds the policy from the loaded settings (values are validated by the config schema). */
-export function contentPolicyOf(config: {
-  contentPolicyPii: string;
-  contentPolicySecrets: string;
-  contentPolicyInjection: string;
-  contentPolicyInjectionGlobalScope: string;
-}): ContentPolicy {
+export function contentPolicyOf(config: ContentPolicySettings): ContentPolicy {
   const pick = (v: string, d: PolicyAction): PolicyAction => (isPolicyAction(v) ? v : d);
   return Object.freeze({
     pii: pick(config.contentPolicyPii, DEFAULT_CONTENT_POLICY.pii),

@@ -1,4 +1,5 @@
 import { ChatCompletionsClassifier } from './chat-completions-classifier.ts';
+import { contentPolicyOf, type ContentPolicy, type ContentPolicySettings } from '../policy/content-policy.ts';
 import type { ClassifierEscalation } from '../policy/screen-content.ts';
 import type { InjectionClassifier } from './injection-classifier.ts';
 
@@ -54,4 +55,27 @@ export function stage4Of(config: ClassifierSettings): Stage4 | undefined {
 /** The classifier of stage4Of alone (asked under its escalation by whoever passes both on). */
 export function injectionClassifierOf(config: ClassifierSettings): InjectionClassifier | undefined {
   return stage4Of(config)?.classifier;
+}
+
+/** The screening settings every service that screens text shares (ingest-security, ace-feedback). */
+export interface ScreeningSettings {
+  /** CONTENT_POLICY_*. */
+  readonly policy: ContentPolicy;
+  readonly classifier?: InjectionClassifier | undefined;
+  readonly classifierEscalation?: ClassifierEscalation | undefined;
+  /** INJECTION_CLASSIFIER_CONFIDENCE_THRESHOLD. */
+  readonly classifierThreshold: number;
+}
+
+/** CONTENT_POLICY_* and stage 4 as configured, in the shape the write pipeline and ace-feedback take. */
+export function screeningSettingsOf(
+  config: ClassifierSettings & ContentPolicySettings & { injectionClassifierConfidenceThreshold: number },
+): ScreeningSettings {
+  const stage4 = stage4Of(config);
+  return {
+    policy: contentPolicyOf(config),
+    classifier: stage4?.classifier,
+    classifierEscalation: stage4?.escalation,
+    classifierThreshold: config.injectionClassifierConfidenceThreshold,
+  };
 }

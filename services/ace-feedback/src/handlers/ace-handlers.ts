@@ -1,7 +1,7 @@
 import { callerOf, type Principal } from '@engram/auth';
 import type { HandlersOf } from '@engram/grpc-kit';
 import type { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
-import type { ContentPolicy } from '@engram/security-rules';
+import type { ScreeningSettings } from '@engram/security-rules';
 import { consolidate } from '../domain/consolidation.ts';
 import { curate } from '../domain/curation.ts';
 import { applyDelta } from '../domain/delta.ts';
@@ -24,7 +24,8 @@ import { castVote } from '../domain/votes.ts';
 import { writeResultToProto } from '@engram/memories';
 import { curatedToProto, featureToProto, runToProto, sessionToProto } from './to-proto.ts';
 
-export interface AceDeps {
+/** CONTENT_POLICY_* and stage 4: free text of sessions, features and run evaluations is screened like content. */
+export interface AceDeps extends ScreeningSettings {
   readonly votes: VoteRepository;
   readonly memories: MemoryLookup;
   readonly runs: RunRepository;
@@ -33,8 +34,6 @@ export interface AceDeps {
   readonly pipeline: WritePipeline;
   readonly screen: ReadScreen;
   readonly log: ConsolidationLog;
-  /** CONTENT_POLICY_*: free text of sessions, features and run evaluations is screened like content. */
-  readonly policy: ContentPolicy;
   readonly rejections: RejectionLog;
 }
 

@@ -11,9 +11,15 @@ import { join } from 'node:path';
 import { loadEngramConfig } from '@engram/config';
 import { createEmbedder } from '@engram/embeddings';
 import { createLogger } from '@engram/logger';
-import { ReembedRefusedError, reembedStore, type ReembedReport, type StoreSpace } from '@engram/memory-store';
+import {
+  memoryStoreConfig,
+  ReembedRefusedError,
+  reembedStore,
+  type ReembedReport,
+  type StoreSpace,
+} from '@engram/memory-store';
 import type { HnswSettings } from '@engram/db';
-import { embeddingSettings, hnswChoice } from '@engram/platform';
+import { embeddingSettings } from '@engram/platform';
 import { HELP, intOption, JSON_OPTION, parseCommand } from '../args.ts';
 import { fail } from '../exit.ts';
 import { startProgress, type Progress } from '../progress.ts';
@@ -54,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
     let report: ReembedReport;
     try {
       report = await reembedStore(db.knex, embedder, {
-        hnsw: hnswChoice(config),
+        hnsw: memoryStoreConfig(config).hnsw,
         batchSize,
         // The bar starts at the first report (it brings the total), then follows each batch.
         onProgress: ({ done, total }) => {

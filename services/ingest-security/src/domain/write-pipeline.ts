@@ -4,9 +4,7 @@ import { isMemoryType, type MemoryDraft, type Scope } from '@engram/memory-model
 import {
   assertValidWrite,
   screenContent,
-  type ClassifierEscalation,
-  type ContentPolicy,
-  type InjectionClassifier,
+  type ScreeningSettings,
   type WriteLimits,
 } from '@engram/security-rules';
 import type { EngramMetrics } from '@engram/telemetry';
@@ -16,16 +14,10 @@ import { countVerdict } from './verdict-metrics.ts';
 import { auditDetails, verdictRecord } from './verdict-record.ts';
 import type { WriteOrigin, WriteRequest } from './write-request.ts';
 
-export interface PipelineSettings {
+export interface PipelineSettings extends ScreeningSettings {
   readonly limits: WriteLimits;
   readonly enableTrustLevels: boolean;
   readonly policyVersion: string;
-  readonly policy: ContentPolicy;
-  /** Stage 4, present unless INJECTION_CLASSIFIER_ESCALATION resolves to off (stage4Of). */
-  readonly classifier?: InjectionClassifier | undefined;
-  readonly classifierThreshold: number;
-  /** Which writes stage 4 is asked about (default conditions). */
-  readonly classifierEscalation?: ClassifierEscalation | undefined;
   /** Where verdicts and detections are counted (engram_screening_*); not counted when absent. */
   readonly metrics?: EngramMetrics | undefined;
 }

@@ -1,5 +1,4 @@
 import type { Principal } from '@engram/auth';
-import type { EngramConfig } from '@engram/config';
 import { InvalidArgumentError, isUuid, NotFoundError } from '@engram/errors';
 import type { HandlersOf } from '@engram/grpc-kit';
 import { formatOf } from '@engram/integrity';
@@ -12,12 +11,11 @@ import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { pageLimit } from '../domain/page-limit.ts';
 import type { SecurityReadRepository } from '../domain/ports.ts';
 import { requireSecurityAdmin } from '../domain/require-admin.ts';
-import { securityConfig } from '../domain/security-config.ts';
+import type { SecurityAdminConfig } from '../config.ts';
 
-export interface SecurityAdminDeps {
+export interface SecurityAdminDeps extends SecurityAdminConfig {
   readonly repo: SecurityReadRepository;
   readonly reader: VerifiedReader;
-  readonly config: EngramConfig;
   readonly scanner: GrpcScanClient;
 }
 
@@ -94,7 +92,7 @@ export function securityAdminHandlers(
 
     getConfig(_req, { principal }) {
       requireSecurityAdmin(principal);
-      return Promise.resolve(securityConfig(deps.config));
+      return Promise.resolve(deps.published);
     },
   };
 }
