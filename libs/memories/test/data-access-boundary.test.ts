@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint, Linter } from 'eslint';
@@ -8,8 +8,8 @@ import tseslint from 'typescript-eslint';
 /**
  * @engram/memories is the one place outside memory-store that reads memories, votes or provenance:
  * eslint.config.js forbids those tables in services' sources. This checks that the rule is in force
- * where it must be (every service but memory-store), that it catches a stray statement of each
- * form, and that no service source holds one today.
+ * where it must be (every service but memory-store) and that it catches a stray statement of each
+ * form. That no service source holds one today is `make lint`'s check (the same rule over every file).
  */
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -68,12 +68,15 @@ describe('data-access boundary (eslint.config.js)', function () {
   this.timeout(60_000);
 
   it('applies to every service but memory-store, and not to the library', async () => {
+    // One file of every service's src/ (a service added later is covered too), and the storage files
+    // most tempted to write SQL of their own.
+    const perService = new Map(serviceSources().map((f) => [f.split('/')[1], f] as const));
+    assert.ok(perService.size >= 7, `only ${perService.size} services found`);
     for (const file of [
+      ...perService.values(),
       'services/retrieval-ranking/src/storage/search-repository.ts',
       'services/ace-feedback/src/storage/memory-lookup.ts',
       'services/security-admin/src/storage/security-read-repository.ts',
-      'services/cli/src/commands/reembed.ts',
-      'services/gateway/src/main.ts',
     ])
       assert.ok(guards(await ruleFor(file)), `${file} is not guarded`);
     for (const file of [
@@ -102,13 +105,5 @@ describe('data-access boundary (eslint.config.js)', function () {
   it('lets names that are not SQL through', async () => {
     assert.deepEqual(await lint(`runGroup('memories', USAGE, VERBS, args);`), []);
     assert.deepEqual(await lint(`const route = '/memories/add'; const name = { name: 'memories' };`), []);
-  });
-
-  it('finds no such statement in any service source but memory-store', async () => {
-    const files = serviceSources();
-    assert.ok(files.length > 50, `only ${files.length} service sources found`);
-    const found: string[] = [];
-    for (const file of files) found.push(...(await lint(readFileSync(join(ROOT, file), 'utf8'), file)));
-    assert.deepEqual(found, []);
   });
 });

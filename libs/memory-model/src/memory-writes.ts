@@ -4,8 +4,11 @@
  * (WriteResult) and a deprecation applied in the same transaction. Plain types, so each service's
  * domain speaks them and only handlers and clients map them to and from protobuf
  * (docs/architecture.md, Folders and what they may import). Field names are the stored snake_case
- * ones, like StoredMemory, so the mappings are field for field.
+ * ones: a draft and a write result are the named fields of StoredMemory (declared once there)
+ * plus what only they carry, so the mappings are field for field.
  */
+
+import type { StoredMemory } from './stored-memory.ts';
 
 /** A write as every channel hands it to the write pipeline (the AddMemory request's fields). */
 export interface WriteRequest {
@@ -42,34 +45,29 @@ export interface ProvenanceRecord {
 }
 
 /** A screened memory ready to be stored: scope, trust and flags are decided, provenance is complete. */
-export interface MemoryDraft {
-  readonly namespace: string;
-  readonly agent_id: string;
-  readonly content: string;
-  readonly memory_type: string;
-  readonly scope: string;
-  readonly trust_level: string;
-  readonly metadata: Record<string, unknown>;
-  readonly content_flags: string[];
-  readonly shared_with: string[];
-  readonly session_id: string | null;
-  readonly sequence_number: number | null;
-  readonly entity_id: string | null;
-  readonly error_pattern: string | null;
-  readonly source_trajectory_id: string | null;
-  readonly provenance: ProvenanceRecord;
-}
+export type MemoryDraft = Pick<
+  StoredMemory,
+  | 'namespace'
+  | 'agent_id'
+  | 'content'
+  | 'memory_type'
+  | 'scope'
+  | 'trust_level'
+  | 'metadata'
+  | 'content_flags'
+  | 'shared_with'
+  | 'session_id'
+  | 'sequence_number'
+  | 'entity_id'
+  | 'error_pattern'
+  | 'source_trajectory_id'
+> & { readonly provenance: ProvenanceRecord };
 
 /** What the store answers for one draft: the stored (or deduplicated onto) memory's decided fields. */
-export interface WriteResult {
-  readonly id: string;
-  readonly deduplicated: boolean;
-  readonly scope: string;
-  readonly content_flags: string[];
-  readonly trust_level: string;
-  readonly memory_type: string;
-  readonly namespace: string;
-}
+export type WriteResult = Pick<
+  StoredMemory,
+  'id' | 'scope' | 'content_flags' | 'trust_level' | 'memory_type' | 'namespace'
+> & { readonly deduplicated: boolean };
 
 /**
  * A deprecation applied with a write: memory_id is retired, optionally in favour of superseded_by.
