@@ -31,30 +31,26 @@ export function memoryColumns(table = 'memories'): string[] {
   return MEMORY_COLUMNS.map((c) => `${table}.${c}`);
 }
 
-export interface MemoryRow {
-  id: string;
-  project_id: string;
-  namespace: string;
-  agent_id: string;
-  content: string;
-  memory_type: string;
-  scope: string;
-  trust_level: string;
+/** The columns whose driver value is looser than the stored memory's (JSON text, NULL arrays, bigint text, timestamps as text). */
+interface DriverValues {
   metadata: Record<string, unknown> | string | null;
   content_flags: string[] | null;
   shared_with: string[] | null;
-  is_deprecated: boolean;
-  superseded_by: string | null;
-  deprecation_reason: string | null;
-  session_id: string | null;
   sequence_number: string | number | null;
-  entity_id: string | null;
-  error_pattern: string | null;
-  source_trajectory_id: string | null;
-  integrity_hash: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
+
+/** A memory row as PostgreSQL or PGlite returns it: StoredMemory's fields, some in their driver form. */
+export type MemoryRow = Omit<StoredMemory, keyof DriverValues> & DriverValues;
+
+// Every field of StoredMemory is a selected column and every selected column a field: a field added
+// to one and not the other fails the type check here.
+type Missing = Exclude<keyof StoredMemory, (typeof MEMORY_COLUMNS)[number]>;
+type Extra = Exclude<(typeof MEMORY_COLUMNS)[number], keyof StoredMemory>;
+const columnsMatch: [Missing, Extra] extends [never, never] ? true : { missing: Missing; extra: Extra } =
+  true;
+void columnsMatch;
 
 export function memoryFromRow(r: MemoryRow): StoredMemory {
   return {

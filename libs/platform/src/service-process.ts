@@ -27,7 +27,8 @@ import {
   outboxBacklog,
   type EventPublisher,
 } from '@engram/events';
-import { HealthStatus, type BindOptions, type IdempotencyStore } from '@engram/grpc-kit';
+import { HealthStatus, isIdempotentWrite, type BindOptions, type IdempotencyStore } from '@engram/grpc-kit';
+import type { ServiceDefinition } from '@grpc/grpc-js';
 import { AnswerSeal, idempotencyMigrations, KnexIdempotencyStore } from '@engram/idempotency';
 import { createLogger, type Logger } from '@engram/logger';
 import { VerifiedReader } from '@engram/memories';
@@ -181,19 +182,22 @@ export class ServiceProcess {
 
   /**
    * The options every service binds its handlers with: API-key authentication (or `authenticate`),
-   * the component's logger, metrics, Idempotency-Keys and the internal token.
+   * the component's logger, metrics and the internal token, and the Idempotency-Key store when one
+   * of `services` has a write RPC an Idempotency-Key applies to (read from the contract).
    */
   async binding(
     component: string,
+    services: readonly ServiceDefinition[],
     authenticate?: BindOptions<Principal>['authenticate'],
   ): Promise<BindOptions<Principal>> {
-    const [auth, idempotency] = await Promise.all([this.authenticator(), this.idempotency()]);
+    const writes = services.some((d) => Object.values(d).some((m) => isIdempotentWrite(m.path)));
+    const auth = await this.authenticator();
     return {
       authenticate: authenticate ?? auth.authenticate,
       logger: this.logger.child({ component }),
       describe: (p: Principal) => ({ projectId: p.projectId, keyId: p.keyId }),
       metrics: this.metrics,
-      idempotency,
+      idempotency: writes ? await this.idempotency() : undefined,
       internalToken: this.secrets.internalToken,
     };
   }

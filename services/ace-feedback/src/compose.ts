@@ -44,7 +44,11 @@ export async function composeAceFeedback(proc: ServiceProcess, peers: Peers): Pr
     services: [
       {
         definition: AceServiceService,
-        implementation: bindService(AceServiceService, handlers, await proc.binding('ace-feedback')),
+        implementation: bindService(
+          AceServiceService,
+          handlers,
+          await proc.binding('ace-feedback', [AceServiceService]),
+        ),
       },
     ],
   };

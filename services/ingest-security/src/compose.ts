@@ -43,7 +43,11 @@ export async function composeIngestSecurity(
   const settings = { ...ingestConfig(proc.config), metrics: proc.metrics };
   const writer = new GrpcMemoryWriter(peers.memoryStore, proc.secrets.internalToken);
   proc.addCloser('memory-store client', () => writer.close());
-  const binding = await proc.binding('ingest-security', authenticatorOf(await proc.authenticator()));
+  const binding = await proc.binding(
+    'ingest-security',
+    [IngestServiceService],
+    authenticatorOf(await proc.authenticator()),
+  );
   proc.logger.info({ policy_version: settings.policyVersion }, 'content policy loaded');
   return {
     names: INGEST_SERVICE_NAMES,

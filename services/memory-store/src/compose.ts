@@ -49,7 +49,11 @@ export async function composeMemoryStore(proc: ServiceProcess, _peers: Peers): P
   const generated = await keys.bootstrapFirstKey();
   const generatedKey =
     generated !== undefined && !config.bootstrapKeyConfigured && proc.embedded ? generated : undefined;
-  const bind = await proc.binding('memory-store');
+  const bind = await proc.binding('memory-store', [
+    MemoryStoreServiceService,
+    MemoryWriterServiceService,
+    AdminServiceService,
+  ]);
   const internal = { ...bind, authenticate: (await proc.authenticator()).authenticateInternal };
   const reader = await proc.verifiedReader();
   return {

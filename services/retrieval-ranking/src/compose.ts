@@ -31,7 +31,7 @@ export async function composeRetrievalRanking(proc: ServiceProcess, _peers: Peer
         implementation: bindService(
           RetrievalServiceService,
           handlers,
-          await proc.binding('retrieval-ranking'),
+          await proc.binding('retrieval-ranking', [RetrievalServiceService]),
         ),
       },
     ],

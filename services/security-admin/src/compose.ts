@@ -30,7 +30,7 @@ export async function composeSecurityAdmin(proc: ServiceProcess, peers: Peers): 
         implementation: bindService(
           SecurityAdminServiceService,
           handlers,
-          await proc.binding('security-admin'),
+          await proc.binding('security-admin', [SecurityAdminServiceService]),
         ),
       },
     ],
