@@ -36,6 +36,7 @@ import {
   engramIndirect,
   olderBenchData,
   ROUND_3,
+  ROUND_4_TRAIN,
   SPLITS,
   type Corpus,
   type Item,
@@ -63,6 +64,10 @@ const corpora: Corpus[] = [
   engramIndirect(evalDir, splits),
   engramHardNegatives(evalDir, splits),
   ...(direct ? [direct] : []),
+  // Round 4's training corpus: dev and validation only (its rows name their split).
+  engramBenign(evalDir, splits, ROUND_4_TRAIN),
+  engramIndirect(evalDir, splits, ROUND_4_TRAIN),
+  engramHardNegatives(evalDir, splits, ROUND_4_TRAIN),
   ...(dataDir !== undefined && existsSync(join(dataDir, 'deepset-prompt-injections.jsonl'))
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
