@@ -36,6 +36,7 @@ import {
   engramIndirect,
   olderBenchData,
   ROUND_3,
+  ROUND_4_SEALED,
   ROUND_4_TRAIN,
   SPLITS,
   type Corpus,
@@ -72,14 +73,14 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Round 3: a sealed set only, written before this round's tuning (see ROUND_3).
+  // Rounds 3 and 4: sealed sets only, each written before its round's tuning (see ROUND_3, ROUND_4_SEALED).
   ...(withoutSealed
     ? []
-    : [
-        engramBenign(evalDir, undefined, ROUND_3),
-        engramIndirect(evalDir, undefined, ROUND_3),
-        engramHardNegatives(evalDir, undefined, ROUND_3),
-      ]),
+    : [ROUND_3, ROUND_4_SEALED].flatMap((round) => [
+        engramBenign(evalDir, undefined, round),
+        engramIndirect(evalDir, undefined, round),
+        engramHardNegatives(evalDir, undefined, round),
+      ])),
 ];
 
 if (args[0] === '--errors') {

@@ -191,10 +191,10 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
 
 /**
  * Where a round of the Engram corpora lives. Round 2 (engram-benign, engram-indirect) has dev,
- * validation and sealed splits. Round 3 (engram-r3) is a sealed set only, written before its round's
- * tuning by a writer who had not seen the detector (its data card): scored, never read, never tuned
- * on. engram-train-r4 is training data only: one file per corpus whose rows carry their split (dev
- * or validation), no sealed part.
+ * validation and sealed splits. Round 3 (engram-r3) and round 4 (engram-r4-sealed) are sealed sets
+ * only, each written before its round's tuning by a writer who had not seen the detector (their data
+ * cards): scored, never read, never tuned on. engram-train-r4 is training data only: one file per
+ * corpus whose rows carry their split (dev or validation), no sealed part.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -219,6 +219,13 @@ export const ROUND_3: EngramRound = {
   name: 'engram-r3',
   benignDir: 'engram-r3',
   indirectDir: 'engram-r3',
+  splits: ['sealed'],
+  layout: 'per-split',
+};
+export const ROUND_4_SEALED: EngramRound = {
+  name: 'engram-r4',
+  benignDir: 'engram-r4-sealed',
+  indirectDir: 'engram-r4-sealed',
   splits: ['sealed'],
   layout: 'per-split',
 };
