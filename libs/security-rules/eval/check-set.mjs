@@ -96,6 +96,13 @@ export function styleAllowed(style, langs) {
   return STYLES.includes(m[1]) && (m[2] === undefined || langs.includes(m[2]));
 }
 
+/** A benign memory's own checks: an allowed style, and only tool outputs untrusted. */
+export function checkMemory(row, problem, langs) {
+  if (!styleAllowed(row.style, langs)) problem('bad style');
+  if ((row.kind === 'tool_output') !== (row.trust_level === 'untrusted'))
+    problem('only tool_output rows are untrusted');
+}
+
 // Piping into `head` closes stdout early; that is not a failure of the check.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);

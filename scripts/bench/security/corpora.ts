@@ -269,26 +269,25 @@ const BENIGN_MEMORIES: EngramKind = {
   familyFallback: 'note',
   context: INTERNAL_NOTE,
 };
+/** Stored tool output, in the round's indirect directory: screened as untrusted data. */
+const toolOutputKind = (
+  suffix: string,
+  base: string,
+  injection: boolean,
+  familyField: string,
+): EngramKind => ({
+  suffix,
+  base,
+  dir: (r) => r.indirectDir,
+  injection,
+  familyField,
+  familyFallback: 'other',
+  context: TOOL_OUTPUT,
+});
 /** Instructions planted in stored tool output, by harm. */
-const INDIRECT_ATTACKS: EngramKind = {
-  suffix: '-indirect (attacks)',
-  base: 'indirect-injections',
-  dir: (r) => r.indirectDir,
-  injection: true,
-  familyField: 'harm',
-  familyFallback: 'other',
-  context: TOOL_OUTPUT,
-};
+const INDIRECT_ATTACKS = toolOutputKind('-indirect (attacks)', 'indirect-injections', true, 'harm');
 /** Benign tool output whose imperatives address people, by carrier. */
-const HARD_NEGATIVES: EngramKind = {
-  suffix: '-indirect (hard negatives)',
-  base: 'hard-negatives',
-  dir: (r) => r.indirectDir,
-  injection: false,
-  familyField: 'carrier',
-  familyFallback: 'other',
-  context: TOOL_OUTPUT,
-};
+const HARD_NEGATIVES = toolOutputKind('-indirect (hard negatives)', 'hard-negatives', false, 'carrier');
 
 function engramCorpus(
   kind: EngramKind,

@@ -4,7 +4,7 @@
 // that only tool outputs are untrusted, and that no benign memory holds an e-mail address.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { carrierFields, checkSet, finish, MEMORY_FIELDS, out, styleAllowed } from '../check-set.mjs';
+import { carrierFields, checkMemory, checkSet, finish, MEMORY_FIELDS, out } from '../check-set.mjs';
 
 const LANGS = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl'];
 const { rows, problems } = checkSet({
@@ -31,9 +31,7 @@ const { rows, problems } = checkSet({
       min: 170,
       fields: MEMORY_FIELDS,
       check: (r, problem) => {
-        if (!styleAllowed(r.style, LANGS)) problem('bad style');
-        if ((r.kind === 'tool_output') !== (r.trust_level === 'untrusted'))
-          problem('tool_output iff untrusted');
+        checkMemory(r, problem, LANGS);
         if (/[\w.+-]+@[\w-]+\.[\w.]+/.test(r.text)) problem('e-mail address in benign memory');
       },
     },

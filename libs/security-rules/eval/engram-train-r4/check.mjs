@@ -5,7 +5,7 @@
 // outputs are untrusted.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { carrierFields, checkSet, finish, MEMORY_FIELDS, out, styleAllowed } from '../check-set.mjs';
+import { carrierFields, checkMemory, checkSet, finish, MEMORY_FIELDS, out } from '../check-set.mjs';
 
 const LANGS = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl'];
 const { rows, problems } = checkSet({
@@ -32,11 +32,7 @@ const { rows, problems } = checkSet({
       label: 0,
       min: 250,
       fields: MEMORY_FIELDS,
-      check: (row, problem) => {
-        if (!styleAllowed(row.style, LANGS)) problem('bad style');
-        if ((row.kind === 'tool_output') !== (row.trust_level === 'untrusted'))
-          problem('only tool_output rows are untrusted');
-      },
+      check: (row, problem) => checkMemory(row, problem, LANGS),
     },
   },
 });
