@@ -36,6 +36,8 @@ import {
   engramIndirect,
   olderBenchData,
   ROUND_3,
+  ROUND_4_SEALED,
+  ROUND_4_TRAIN,
   SPLITS,
   type Corpus,
   type Item,
@@ -63,18 +65,22 @@ const corpora: Corpus[] = [
   engramIndirect(evalDir, splits),
   engramHardNegatives(evalDir, splits),
   ...(direct ? [direct] : []),
+  // Round 4's training corpus: dev and validation only (its rows name their split).
+  engramBenign(evalDir, splits, ROUND_4_TRAIN),
+  engramIndirect(evalDir, splits, ROUND_4_TRAIN),
+  engramHardNegatives(evalDir, splits, ROUND_4_TRAIN),
   ...(dataDir !== undefined && existsSync(join(dataDir, 'deepset-prompt-injections.jsonl'))
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Round 3: a sealed set only, written before this round's tuning (see ROUND_3).
+  // Rounds 3 and 4: sealed sets only, each written before its round's tuning (see ROUND_3, ROUND_4_SEALED).
   ...(withoutSealed
     ? []
-    : [
-        engramBenign(evalDir, undefined, ROUND_3),
-        engramIndirect(evalDir, undefined, ROUND_3),
-        engramHardNegatives(evalDir, undefined, ROUND_3),
-      ]),
+    : [ROUND_3, ROUND_4_SEALED].flatMap((round) => [
+        engramBenign(evalDir, undefined, round),
+        engramIndirect(evalDir, undefined, round),
+        engramHardNegatives(evalDir, undefined, round),
+      ])),
 ];
 
 if (args[0] === '--errors') {

@@ -15,12 +15,15 @@ import {
   type InjectionModelData,
   type ScreeningProfile,
 } from '@engram/security-rules';
-import { DEFAULT_TRAIN_OPTIONS, quantize, trainInjectionModel } from '@engram/security-rules/train';
 import {
-  engramBenign,
+  DEFAULT_TRAIN_OPTIONS,
+  quantize,
+  trainInjectionModel,
+  type TrainOptions,
+} from '@engram/security-rules/train';
+import {
   engramDirect,
-  engramHardNegatives,
-  engramIndirect,
+  engramTrainingCorpora,
   olderBenchData,
   type EngramSplit,
   type Item,
@@ -31,14 +34,12 @@ export const EVAL_DIR = join(ROOT, 'libs', 'security-rules', 'eval');
 export const BENCH_DATA_DIR = join(ROOT, 'libs', 'security-rules', 'bench-data');
 export const MODEL_FILE = join(ROOT, 'libs', 'security-rules', 'src', 'model', 'injection-model.data.ts');
 
-/** The Engram corpora of one split (the older bench files are all dev). */
-export function engramItems(split: EngramSplit): Item[] {
+/** The Engram corpora of one split: round 2, engram-train-r4, engram-direct (the older bench files are all dev). */
+export function engramItems(split: Exclude<EngramSplit, 'sealed'>): Item[] {
   const splits = [split];
   const direct = engramDirect(EVAL_DIR, splits);
   return [
-    ...engramBenign(EVAL_DIR, splits).items,
-    ...engramIndirect(EVAL_DIR, splits).items,
-    ...engramHardNegatives(EVAL_DIR, splits).items,
+    ...engramTrainingCorpora(EVAL_DIR, splits).flatMap((c) => c.items),
     ...(direct?.items ?? []),
     ...(split === 'dev' ? olderBenchData(BENCH_DATA_DIR).items : []),
   ];
@@ -50,7 +51,10 @@ export const TARGETS = {
   dataFpr: 0.05,
   /** Share of benign validation items screened as everyday memories that the model may flag beyond the rules. */
   memoryFpr: 0.01,
-  /** Share of data-profile validation items the uncertain band may send to stage 4. */
+  /**
+   * Share of benign data-profile validation items the uncertain band may send to stage 4 (in
+   * production nearly every write is benign, so that is the call rate a deployment pays).
+   */
   bandCallRate: 0.15,
 } as const;
 
@@ -84,9 +88,12 @@ export interface BuiltModel {
   readonly summary: string[];
 }
 
-export function buildModel(): BuiltModel {
+export function buildModel(opts: TrainOptions = DEFAULT_TRAIN_OPTIONS): BuiltModel {
   const dev = engramItems('dev');
-  const trained = trainInjectionModel(dev.map((i) => ({ text: i.text, injection: i.injection })));
+  const trained = trainInjectionModel(
+    dev.map((i) => ({ text: i.text, injection: i.injection })),
+    opts,
+  );
   const { scale, bytes } = quantize(trained.weights);
   const weights = new Float32Array(trained.weights.length);
   for (let i = 0; i < weights.length; i++) weights[i] = bytes.readInt16LE(i * 2) * scale;
@@ -114,19 +121,19 @@ export function buildModel(): BuiltModel {
   const memory = Math.max(data, lowestThreshold(negativesIn('memory'), TARGETS.memoryFpr));
   // The band: from the lowest score that keeps the stage-4 call share within its target, up to halfway
   // between the data threshold and 1 (a confident model flag is not sent to the LLM).
-  const dataItems = validation.filter((s) => s.profile === 'data' && !s.rules);
+  const benignData = negativesIn('data');
+  const unruled = benignData.filter((s) => !s.rules);
   const high = data > 1 ? 2 : round4(data + (1 - data) / 2);
   let low = high;
   for (let t = Math.round(Math.min(data, 1) * 100); t >= 1; t--) {
     const th = t / 100;
-    const calls = dataItems.filter((s) => s.score >= th && s.score < high).length;
-    if (calls / Math.max(1, validation.filter((s) => s.profile === 'data').length) > TARGETS.bandCallRate)
-      break;
+    const calls = unruled.filter((s) => s.score >= th && s.score < high).length;
+    if (calls / Math.max(1, benignData.length) > TARGETS.bandCallRate) break;
     low = th;
   }
   const thresholds = { data, memory, instructions: 2 };
   const band = { low, high };
-  const settings = { bits: trained.bits, scale, bias, thresholds, band, train: DEFAULT_TRAIN_OPTIONS };
+  const settings = { bits: trained.bits, scale, bias, thresholds, band, train: opts };
   const id = createHash('sha256').update(JSON.stringify(settings)).update(bytes).digest('hex').slice(0, 16);
   const out: InjectionModelData = {
     format: 1,

@@ -166,13 +166,13 @@ export type EngramSplit = Exclude<Split, 'retired'>;
 const ALL_ENGRAM_SPLITS: readonly EngramSplit[] = ['dev', 'validation', 'sealed'];
 
 /** Reads `<base>.<split>.jsonl` for the requested splits of a corpus written for Engram. */
-function readSplits(
+function readSplits<T>(
   dir: string,
   base: string,
   splits: readonly EngramSplit[],
-  map: (r: Record<string, unknown>, split: Split) => Item,
-): Item[] {
-  const items: Item[] = [];
+  map: (r: Record<string, unknown>, split: Split) => T,
+): T[] {
+  const items: T[] = [];
   for (const split of splits) {
     for (const r of readJsonl(join(dir, `${base}.${split}.jsonl`))) items.push(map(r, split));
   }
@@ -191,9 +191,10 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
 
 /**
  * Where a round of the Engram corpora lives. Round 2 (engram-benign, engram-indirect) has dev,
- * validation and sealed splits. Round 3 (engram-r3) is a sealed set only, written after round 2's
- * sealed aggregates had been read during tuning and before the next tuning round, by a writer who had
- * not seen the detector (its data card): scored, never read, never tuned on.
+ * validation and sealed splits. Round 3 (engram-r3) and round 4 (engram-r4-sealed) are sealed sets
+ * only, each written before its round's tuning by a writer who had not seen the detector (their data
+ * cards): scored, never read, never tuned on. engram-train-r4 is training data only: one file per
+ * corpus whose rows carry their split (dev or validation), no sealed part.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -201,82 +202,131 @@ export interface EngramRound {
   readonly benignDir: string;
   readonly indirectDir: string;
   readonly splits: readonly EngramSplit[];
+  /**
+   * `per-split`: `<base>.<split>.jsonl` for each split; `field`: one `<base>.jsonl` whose rows name
+   * their split in a `split` field.
+   */
+  readonly layout: 'per-split' | 'field';
 }
 export const ROUND_2: EngramRound = {
   name: 'engram',
   benignDir: 'engram-benign',
   indirectDir: 'engram-indirect',
   splits: ALL_ENGRAM_SPLITS,
+  layout: 'per-split',
 };
 export const ROUND_3: EngramRound = {
   name: 'engram-r3',
   benignDir: 'engram-r3',
   indirectDir: 'engram-r3',
   splits: ['sealed'],
+  layout: 'per-split',
+};
+export const ROUND_4_SEALED: EngramRound = {
+  name: 'engram-r4',
+  benignDir: 'engram-r4-sealed',
+  indirectDir: 'engram-r4-sealed',
+  splits: ['sealed'],
+  layout: 'per-split',
+};
+export const ROUND_4_TRAIN: EngramRound = {
+  name: 'engram-train-r4',
+  benignDir: 'engram-train-r4',
+  indirectDir: 'engram-train-r4',
+  splits: ['dev', 'validation'],
+  layout: 'field',
 };
 
-/** engram-benign: everyday agent memories that use trigger words innocently (all negatives). */
-export function engramBenign(evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2): Corpus {
-  return {
-    name: `${round.name}-benign`,
-    engram: true,
-    items: readSplits(
-      join(evalDir, round.benignDir),
-      'benign-memories',
-      splits ?? round.splits,
-      (r, split) => ({
-        text: String(r.text),
-        injection: false,
-        split,
-        family: str(r.kind, 'note'),
-        ...contextOf(r, INTERNAL_NOTE),
-      }),
-    ),
-  };
+/** The rows of one corpus file set of a round, for the requested splits only. */
+function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
+  if (round.layout === 'per-split') {
+    return readSplits(dir, base, splits, (r, split) => ({ r, split }));
+  }
+  // A sealed row in a one-file corpus is never read: only the splits asked for are kept.
+  return readJsonl(join(dir, `${base}.jsonl`))
+    .map((r) => ({ r, split: r.split as Split }))
+    .filter(({ split }) => (splits as readonly string[]).includes(split));
 }
 
-/** engram-indirect: instructions planted in stored tool output, by harm. */
-export function engramIndirect(evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2): Corpus {
-  return {
-    name: `${round.name}-indirect (attacks)`,
-    engram: true,
-    items: readSplits(
-      join(evalDir, round.indirectDir),
-      'indirect-injections',
-      splits ?? round.splits,
-      (r, split) => ({
-        text: String(r.text),
-        injection: true,
-        split,
-        family: str(r.harm, 'other'),
-        ...contextOf(r, TOOL_OUTPUT),
-      }),
-    ),
-  };
+/** What one corpus of a round is: its file, its label, the field that names its sub-family. */
+interface EngramKind {
+  readonly suffix: string;
+  readonly base: string;
+  readonly dir: (round: EngramRound) => string;
+  readonly injection: boolean;
+  readonly familyField: string;
+  readonly familyFallback: string;
+  readonly context: ItemContext;
 }
 
-/** engram-indirect's hard negatives: benign tool output whose imperatives address people. */
-export function engramHardNegatives(
+/** Everyday agent memories that use trigger words innocently (all negatives). */
+const BENIGN_MEMORIES: EngramKind = {
+  suffix: '-benign',
+  base: 'benign-memories',
+  dir: (r) => r.benignDir,
+  injection: false,
+  familyField: 'kind',
+  familyFallback: 'note',
+  context: INTERNAL_NOTE,
+};
+/** Stored tool output, in the round's indirect directory: screened as untrusted data. */
+const toolOutputKind = (
+  suffix: string,
+  base: string,
+  injection: boolean,
+  familyField: string,
+): EngramKind => ({
+  suffix,
+  base,
+  dir: (r) => r.indirectDir,
+  injection,
+  familyField,
+  familyFallback: 'other',
+  context: TOOL_OUTPUT,
+});
+/** Instructions planted in stored tool output, by harm. */
+const INDIRECT_ATTACKS = toolOutputKind('-indirect (attacks)', 'indirect-injections', true, 'harm');
+/** Benign tool output whose imperatives address people, by carrier. */
+const HARD_NEGATIVES = toolOutputKind('-indirect (hard negatives)', 'hard-negatives', false, 'carrier');
+
+function engramCorpus(
+  kind: EngramKind,
   evalDir: string,
-  splits?: readonly EngramSplit[],
-  round = ROUND_2,
+  splits: readonly EngramSplit[] | undefined,
+  round: EngramRound,
 ): Corpus {
+  // A caller's splits narrow the round's (a development run of a sealed-only round reads nothing).
+  const wanted = round.splits.filter((s) => splits === undefined || splits.includes(s));
   return {
-    name: `${round.name}-indirect (hard negatives)`,
+    name: `${round.name}${kind.suffix}`,
     engram: true,
-    items: readSplits(
-      join(evalDir, round.indirectDir),
-      'hard-negatives',
-      splits ?? round.splits,
-      (r, split) => ({
-        text: String(r.text),
-        injection: false,
-        split,
-        family: str(r.carrier, 'other'),
-        ...contextOf(r, TOOL_OUTPUT),
-      }),
-    ),
+    items: readRound(join(evalDir, kind.dir(round)), kind.base, round, wanted).map(({ r, split }) => ({
+      text: String(r.text),
+      injection: kind.injection,
+      split,
+      family: str(r[kind.familyField], kind.familyFallback),
+      ...contextOf(r, kind.context),
+    })),
   };
+}
+
+/** A round's benign memories. */
+export const engramBenign = (evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2) =>
+  engramCorpus(BENIGN_MEMORIES, evalDir, splits, round);
+/** A round's indirect injections. */
+export const engramIndirect = (evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2) =>
+  engramCorpus(INDIRECT_ATTACKS, evalDir, splits, round);
+/** A round's hard negatives. */
+export const engramHardNegatives = (evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2) =>
+  engramCorpus(HARD_NEGATIVES, evalDir, splits, round);
+
+/** The round-2 corpora and engram-train-r4 for the given splits (what training and tuning read). */
+export function engramTrainingCorpora(evalDir: string, splits: readonly EngramSplit[]): Corpus[] {
+  return [ROUND_2, ROUND_4_TRAIN].flatMap((round) => [
+    engramBenign(evalDir, splits, round),
+    engramIndirect(evalDir, splits, round),
+    engramHardNegatives(evalDir, splits, round),
+  ]);
 }
 
 /**

@@ -2,7 +2,8 @@
  * The features of the learned injection signal, shared by the training script and the scorer so the
  * two can never drift apart. A text is cut into segments (lines and sentences); each segment becomes a
  * bag of hashed features: lower-cased word unigrams and bigrams (every number one word), the word
- * that opens each clause (a hail, an imperative verb), and word classes (WORD_CLASSES). Words hash
+ * that opens each clause (a hail, an imperative verb), character 4-grams inside words, and word
+ * classes (WORD_CLASSES). Words hash
  * with FNV-1a, each feature mixed with its namespace and reduced to `2^bits` buckets; each feature of a segment weighs 1/sqrt(n) where n
  * is the segment's feature count (the L2 norm of a count vector with few repeats), so a long segment
  * does not score higher for being long.
@@ -75,6 +76,7 @@ const SEED_CLASS_PAIR = 0xb55a4f09;
 /** Every number is one word: amounts, ids and dates vary, their presence does not. */
 const NUMBER_HASH = 0x2545f491;
 const P = 0x01000193;
+const SEED_GRAM = 0xa54ff53a;
 
 function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c > 127;
@@ -124,6 +126,13 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
     ...'invia inviate trasferisci cancella aggiungi aggiungete disattiva sblocca condividi inoltra'.split(
       ' ',
     ),
+    // Dutch and Portuguese imperatives and infinitives of the same acts.
+    ...'stuur verstuur stuurt maak betaal geef verwijder verwijderen wis zet schakel uitschakelen deel voeg'.split(
+      ' ',
+    ),
+    ...'envie envia mande mandem transfira transfere pague apague apaguem elimine desative desativa partilhe compartilhe'.split(
+      ' ',
+    ),
   ],
   // 2: what such acts are done to.
   [
@@ -155,6 +164,9 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
       ' ',
     ),
     ...'profilo profil perfil rechnungen ticket tickets'.split(' '),
+    ...'toegang wachtwoord rekening gegevens beheerder acesso senha senhas conta dados administrador'.split(
+      ' ',
+    ),
   ],
   // 3: the software reading the data.
   'ai assistant assistants agent agents agenti agenten agentes bot bots llm llms model models chatbot gpt summarizer summariser automation automated ki ia'.split(
@@ -221,9 +233,10 @@ const REDACTED = '[REDACTED:';
 /** Feature buckets of the segment being read (reused: no allocation per segment). */
 /**
  * A segment of segmentsOf (at most MAX_SEGMENT characters, so at most MAX_SEGMENT / 2 words of at
- * most six features each, and 55 class pairs) never fills it; a longer span keeps its first ones.
+ * most six features each, at most one character 4-gram per character, and 55 class pairs) never
+ * fills it; a longer span keeps its first ones.
  */
-const CAPACITY = 4 * MAX_SEGMENT + 64;
+const CAPACITY = 5 * MAX_SEGMENT + 64;
 const buf = new Int32Array(CAPACITY);
 let used = 0;
 
@@ -233,13 +246,13 @@ function push(b: number): void {
 
 /**
  * The features of text[start, end) into `buf`: lower-cased words, word bigrams, clause-opening
- * words, and word classes (each class present, a
- * class opening a clause, a class after the previous class of the segment, and every pair of classes
- * the segment holds, e-mail addresses, URLs and currency signs included). Character n-grams were
- * dropped: on validation they lowered recall at the same false-positive rate (they memorise the
- * wording of the training texts) and were three quarters of the cost. Returns the feature count. One function for
- * training and scoring, so the two
- * can never disagree; no closure and no string, as this runs on every byte of every write.
+ * words, character 4-grams inside words, and word classes (each class present, a class opening a
+ * clause, a class after the previous class of the segment, and every pair of classes the segment
+ * holds, e-mail addresses, URLs and currency signs included). The 4-grams stand for stems and
+ * endings across inflections and languages (löschen / löscht, desactivar / desactive) and across
+ * snake_case keys split into words; round 4's validation chose them (see MODEL-CARD.md). Returns
+ * the feature count. One function for training and scoring, so the two can never disagree; no
+ * closure and no string, as this runs on every byte of every write.
  */
 function collect(text: string, start: number, end: number, bits: number): number {
   const shift = 32 - bits;
@@ -247,6 +260,10 @@ function collect(text: string, start: number, end: number, bits: number): number
   let prevChar = -1;
   let wordHash = FNV_OFFSET;
   let wordLen = 0;
+  // The three characters before this one in the current word (for its character 4-grams).
+  let g1 = 0;
+  let g2 = 0;
+  let g3 = 0;
   let prevWord = 0;
   let havePrevWord = false;
   let digitsOnly = true;
@@ -269,10 +286,24 @@ function collect(text: string, start: number, end: number, bits: number): number
     if (isWordChar(c)) {
       wordHash = Math.imul(wordHash ^ c, FNV_PRIME);
       wordLen++;
+      if (wordLen >= 4) {
+        push(mix(Math.imul(Math.imul(Math.imul(g1, 31) + g2, 31) + g3, 31) + c, SEED_GRAM) >>> shift);
+      }
+      g1 = g2;
+      g2 = g3;
+      g3 = c;
       if (c < 48 || c > 57) digitsOnly = false;
     } else if (c !== 39 && c !== 0x2019) {
-      if (wordLen > 0) {
-        const cls = digitsOnly ? 0 : classOf(wordHash);
+      const cls = wordLen > 0 && !digitsOnly ? classOf(wordHash) : 0;
+      // A lone letter outside the classes ("a", "x", the pieces of s p a c e d text) is not a word:
+      // weights learned for single letters from one letter-spaced attack would score any short
+      // run of letters, such as what is left of a redacted text, as an instruction.
+      if (wordLen === 1 && !digitsOnly && cls === 0) {
+        wordHash = FNV_OFFSET;
+        wordLen = 0;
+        digitsOnly = true;
+        g3 = 0;
+      } else if (wordLen > 0) {
         if (digitsOnly) wordHash = NUMBER_HASH;
         push(mix(wordHash, SEED_WORD) >>> shift);
         if (clauseStart) push(mix(wordHash, SEED_CLAUSE) >>> shift);
@@ -286,6 +317,9 @@ function collect(text: string, start: number, end: number, bits: number): number
         }
         prevWord = wordHash;
         havePrevWord = true;
+        g1 = 0;
+        g2 = 0;
+        g3 = 0;
         words++;
         clauseStart = false;
         digitsOnly = true;

@@ -59,9 +59,6 @@ const DESTINATION = S`(?:[\w.+-]+@[\w-]+\.[a-z]|https?://|www\.|\b(?:to|at|fax|t
 /** Verbs that make the reader comply with what the data says. */
 const COMPLY = S`(?:apply|comply|execute|proceed|obey|act|implement|carry\s+out|follow)`;
 
-/** Roles that carry control over an account, a repository, a payment or a device. */
-const ROLE = S`(?:admins?|administrators?|co-?owners?|owners?|moderators?|approvers?|signers?|signator(?:y|ies)|superusers?|super-?admins?|root|maintainers?|trustees?|beneficiar(?:y|ies)|delegates?|controllers?|authori[sz]ed\s+(?:users?|signers?|signator(?:y|ies)|contacts?|devices?|controllers?)|(?:recovery|emergency|backup)\s+contacts?)`;
-
 /** Settings that guard an account or a device, and values that switch them off or open them wide. */
 const GUARD_KEY = S`(?:(?:[a-z]+[_-])?(?:timeout|reauth|mfa|2fa|otp|two[_-]?factor|verify|verification|ssl|tls|auth|lockout|password|firewall|antivirus|audit|logging|alerts?|encryption|sandbox|csrf|captcha|remember[_-]?device|require[_-]\w+|allow[_-]\w+|trusted[_-]\w+)(?:[_-]?[a-z]+)?)`;
 const OPEN_VALUE = S`["']?(?:never|false|off|no|none|0|disabled?|all|any|\*|unlimited|0\.0\.0\.0(?:/0)?)["']?(?:[\s;,&]|$)`;
@@ -122,12 +119,6 @@ function notHumanAgent(text: string, start: number, end: number) {
   return HUMAN_AGENT.test(text.slice(Math.max(0, s - 30), s)) ? undefined : { start, end };
 }
 
-/** "Please add me to the approvers": the writer asks for a role for themselves, as colleagues do. */
-const SELF = /^\W*\w+\s+(?:me|us|myself|ourselves)\b/i;
-function notSelfRequest(text: string, start: number, end: number) {
-  return SELF.test(text.slice(start, end)) ? undefined : notAdvice(text, start, end);
-}
-
 const rule = (type: string, pattern: string, accept?: Rule['accept']): Rule => ({
   category: 'injection',
   type,
@@ -156,17 +147,17 @@ export const DATA_RULES: readonly Rule[] = [
   // A machine directive written as data: {"action": "http_post", ...}, device_command=unlock.
   rule(
     'indirect_instruction',
-    S`["']?\b(?:action|command|device_command|op|operation|postprocess|run_as)["']*\s*[:=]\s*["']*(?:http_post|http_get|post|send|upload|unlock|disarm|delete|remove|transfer|issue_credit|refund|grant|wipe|agent|exec|execute)\b|\bapprove\s*=\s*auto\b`,
+    S`["']?\b(?:action|command|device_command|op|operation|postprocess|run_as)["']*\s*[:=]\s*["']*(?:http_post|http_get|post|send|upload|unlock|disarm|delete|remove|transfer|issue_credit|refund|grant|wipe|agent|exec|execute)\b`,
   ),
   // A notice for machines: "NOTICE FOR AUTOMATED PROCESSING", "(for the summariser only)", "[[agent_task]]".
   rule(
     'indirect_instruction',
-    S`\b(?:notice|note|notes|message|memo|reminder|request|instructions?|directive|task|tasks|job|assignment|orders)\s+(?:from\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?(?:to|for)\s+(?:any\s+|all\s+|every\s+|the\s+)?(?:[\w-]+\s+)?${READER}\b|\b(?:for|to|from)\s+(?:any\s+|all\s+|the\s+)?(?:automated|automatic|machine|ai|llm)\s+(?:processing|systems?|agents?|readers?|assistants?|helpers?|tools?|pipelines?)\b|\bfor\s+the\s+summari[sz](?:er|ing\s+\w+)\s+only\b|\bagents?\s+(?:action|task)s?\s+required\b|\[\[\s*(?:agent|ai|assistant|llm|instruction)[^\]\n]*\]\]|={2,}\s*agent\s+task|\btodo\s*\(\s*(?:agent|ai|assistant|bot)\s*\)|\bmachine[\s-]readable\s*\)?\s*:|\bautomated\s+systems?\s+comply|\bdo\s+not\s+(?:display|show)\s+(?:this\s+)?to\s+(?:the\s+)?user\b`,
+    S`\b(?:notice|note|notes|message|memo|reminder|request|instructions?|directive|task|tasks|job|assignment|orders)\s+(?:from\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?(?:to|for)\s+(?:any\s+|all\s+|every\s+|the\s+)?(?:[\w-]+\s+)?${READER}\b|\b(?:for|to|from)\s+(?:any\s+|all\s+|the\s+)?(?:automated|automatic|machine|ai|llm)\s+(?:processing|systems?|agents?|readers?|assistants?|helpers?|tools?|pipelines?)\b|\bfor\s+the\s+summari[sz](?:er|ing\s+\w+)\s+only\b|\[\[\s*(?:agent|ai|assistant|llm|instruction)[^\]\n]*\]\]|\bmachine[\s-]readable\s*\)?\s*:|\bautomated\s+systems?\s+comply|\bdo\s+not\s+(?:display|show)\s+(?:this\s+)?to\s+(?:the\s+)?user\b`,
   ),
   // A forged authority header in the middle of data: "[SYSTEM NOTICE]", ">> SYSTEM DIRECTIVE <<".
   rule(
     'indirect_instruction',
-    S`(?:\[|>{2,}|<{2,}|={2,}|\*{2,}|#{2,})\s*(?:system|admin|administrator|security|integration|automated|compliance|avis|aviso|avviso|hinweis)?[\s_-]*(?:notice|directive|instruction|instructions|override|command|syst[eè]me|sistema)s?\s*(?:\]|<{2,}|>{2,}|={2,}|\*{2,}|#{2,})|\b(?:system|admin)[\s_-](?:directive|override|instruction|command)s?\s*[:\]>]|\badmin-bot\s*:|\bsystem\s*:\s*to\s+continue\b`,
+    S`(?:\[|>{2,}|<{2,}|={2,}|\*{2,}|#{2,})\s*(?:system|admin|administrator|security|integration|automated|compliance|avis|aviso|avviso|hinweis)?[\s_-]*(?:notice|directive|instruction|instructions|override|command|syst[eè]me|sistema)s?\s*(?:\]|<{2,}|>{2,}|={2,}|\*{2,}|#{2,})|\b(?:system|admin)[\s_-](?:directive|override|instruction|command)s?\s*[:\]>]`,
   ),
   // A field meant for a machine: "assistant_note", "x-agent-directive", "_system", "assistant_config".
   rule(
@@ -224,14 +215,6 @@ export const DATA_RULES: readonly Rule[] = [
     caseSensitive: true,
     pattern: S`(?:^|\n)[\s#/*;<>=-]*(?:SYSTEM|ADMIN|ADMINISTRATOR|OPERATOR|SECURITY|COMPLIANCE|ROOT|IT)\s+(?:INSTRUCTIONS?|DIRECTIVES?|OVERRIDE|COMMAND|ORDER|NOTICE)\b|(?:^|\n)[\s#/*;<>=-]*(?:SYSTEM|ADMIN|OPERATOR|ROOT)\s*:\s*(?i:${ACT})\b|(?i:\b(?:operator|admin(?:istrator)?|system|root)\s+(?:override|directive|command)\s+[\w-]*\d[\w-]*\s*:)|(?i:\[\s*(?:nota|note|notice|message|avis|aviso|avviso|hinweis|mensaje|messaggio|nachricht|mitteilung|instruction|istruzioni|instrucci[oó]n|directive)\s+(?:di|del|della|dello|de|du|des|vom|from|from\s+the|of\s+the)\s+(?:sistema|syst[eè]me|system|systems|admin\w*|amministra\w*|administra\w*|operator\w*|operat\w*|betreiber)\s*\])`,
   },
-  // A role that controls something given to someone the data names: "add the following address as an
-  // authorised signer", "upgrade user blue_heron to moderator", "make sure X ends up on the list of
-  // approvers". Colleagues ask for access; a planted order hands out control.
-  rule(
-    'indirect_instruction',
-    S`\b(?:add|added|make|made|promote|promoted|upgrade|upgraded|elevate|elevated|appoint|appointed|register|registered|assign|assigned|set|enrol+|enrol+ed|designate|designated|nominate|grant|granted|give|given)\b${GAP}\b(?:as|to|into|an?)\s+(?:an?\s+|the\s+|new\s+|additional\s+|full\s+|primary\s+|sole\s+|co-?\s*)*(?:\w+\s+)?${ROLE}\b|\b(?:list|group|set)\s+of\s+${ROLE}\b|\b(?:give|grant)\s+(?:him|her|them)\s+(?:full\s+|admin\s+)?(?:recovery|admin|owner|root|full)\s+(?:rights|access|control|privileges|permissions)\b|\bwith\s+full\s+control\s+of\b`,
-    notSelfRequest,
-  ),
   // A configuration patch that switches guards off: "session_timeout=never; require_reauth=false".
   // One such setting is how code and manuals talk; two on one line, written as a patch, open a door.
   rule(

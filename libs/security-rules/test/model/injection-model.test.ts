@@ -48,6 +48,17 @@ describe('the learned injection signal', () => {
     assert.ok(!procedure.detections.some((d) => d.type === 'learned_model'));
   });
 
+  it('does not read lone letters as an instruction (what redaction leaves, letter-spaced text)', () => {
+    const { data } = injectionModel();
+    for (const text of [
+      '[REDACTED:email] P\nP [REDACTED:api_key] A [REDACTED:api_key] B',
+      'p [REDACTED:payment_card] P [REDACTED:api_key] a.B',
+      'x y z w v u t',
+    ]) {
+      assert.ok(scoreWithModel(text).score < data.thresholds.data, text);
+    }
+  });
+
   it('cuts text into sentences and lines, keeps short pieces with the next one', () => {
     const text = 'Hi Sam,\nThe report is attached. See the totals in row 4.\nThanks';
     const parts = segmentsOf(text).map((s) => text.slice(s.start, s.end));
