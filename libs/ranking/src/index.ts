@@ -6,7 +6,7 @@ export {
   bm25TermFactor,
   LEXICAL_ANALYZER_STOP_WORDS,
 } from './bm25.ts';
-export { relevanceScore } from './relevance.ts';
+export { rankingWeightsOf, relevanceScore } from './relevance.ts';
 export type { RankingSignals, RankingWeights } from './relevance.ts';
 export { maxFusedScore, reciprocalRankFusion, RRF_K } from './rrf.ts';
 export type { RankedId } from './rrf.ts';

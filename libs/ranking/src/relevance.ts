@@ -7,6 +7,23 @@ export interface RankingWeights {
   readonly provenance: number;
 }
 
+/** RANKING_W_* as loaded, in the shape the ranker (and GET /security/config) reads them. */
+export function rankingWeightsOf(config: {
+  readonly rankingWSimilarity: number;
+  readonly rankingWTrust: number;
+  readonly rankingWEffectiveness: number;
+  readonly rankingWRecency: number;
+  readonly rankingWProvenance: number;
+}): RankingWeights {
+  return {
+    similarity: config.rankingWSimilarity,
+    trust: config.rankingWTrust,
+    effectiveness: config.rankingWEffectiveness,
+    recency: config.rankingWRecency,
+    provenance: config.rankingWProvenance,
+  };
+}
+
 /** The five signals of one memory, each in [0, 1] except similarity (cosine, in [-1, 1]). */
 export interface RankingSignals {
   readonly similarity: number;

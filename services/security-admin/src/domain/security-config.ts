@@ -1,4 +1,5 @@
 import type { EngramConfig } from '@engram/config';
+import { rankingWeightsOf } from '@engram/ranking';
 import {
   computePolicyVersion,
   ENTITY_ID_MAX_LENGTH,
@@ -39,13 +40,7 @@ export function securityConfig(config: EngramConfig) {
     ranking: {
       enable_trust_weighted_ranking: config.enableTrustWeightedRanking,
       enable_trust_levels: config.enableTrustLevels,
-      weights: {
-        similarity: config.rankingWSimilarity,
-        trust: config.rankingWTrust,
-        effectiveness: config.rankingWEffectiveness,
-        recency: config.rankingWRecency,
-        provenance: config.rankingWProvenance,
-      },
+      weights: rankingWeightsOf(config),
     },
     policy_version: computePolicyVersion(config),
   };
