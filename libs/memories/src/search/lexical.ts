@@ -19,10 +19,10 @@ const MAX_TERMS = 24;
 export const PER_TERM_CANDIDATES = 200;
 
 /** Each further round reads this many times more of every cut list. */
-export const PER_TERM_GROWTH = 8;
+export const PER_TERM_GROWTH = 4;
 
-/** Pruned rounds before the last, exhaustive one (200, 1,600 and 12,800 per term by default). */
-export const PRUNED_ROUNDS = 3;
+/** Pruned rounds before the last, exhaustive one (200, 800, 3,200 and 12,800 per term by default). */
+export const PRUNED_ROUNDS = 4;
 
 /**
  * A term held by at most this many of the reader's rows contributes all of them: the rare terms,
@@ -126,6 +126,11 @@ export async function lexicalSearchRounds(
   }
 }
 
+/** The BM25 term factor tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)), as SQL. */
+function factor(tf: string, dl: string, avgdl: string): string {
+  return `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * ${dl} / ${avgdl}))`;
+}
+
 /**
  * The largest BM25 term factor T = tf / (tf + c + u dl / A) of a memory whose stored impact is at
  * most I = tf / (tf + c + u dl / R), as SQL (c = k1 (1 - b), u = k1 b, A the average length of what
@@ -156,12 +161,18 @@ function termBound(impact: string, avgdl: string): string {
  * 2. read: for each term, the first visible, live, filtered rows of its posting list in impact
  *    order: perTerm of them, all of them for a rare term (df <= FULL_LIST_DF; df + 1 is asked for,
  *    so a list read whole is told from a cut one), every list whole when perTerm is null;
- * 3. each memory read scored over all query terms, sum of idf * tf (k1 + 1) / (tf + k1 (1 - b + b
- *    dl / avgdl)), ordered by that score, ties by id;
- * 4. bound: a memory not read holds no term whose list was read whole, and for every cut term an
+ * 3. bound: a memory not read holds no term whose list was read whole, and for every cut term an
  *    impact at most the last one read; termBound turns that impact into a bound on the term's BM25
- *    factor at the true average length; the bound on its score is the sum over cut terms of
- *    idf (k1 + 1) termBound, returned (with BOUND_MARGIN) on each row.
+ *    factor at the true average length, b_t = idf (k1 + 1) termBound (with BOUND_MARGIN); the bound
+ *    on an unread memory's score is the sum of b_t over cut terms, returned on each row;
+ * 4. each memory read gets a partial score from the rows read (idf * tf (k1 + 1) / (tf + k1 (1 - b +
+ *    b dl / avgdl)) summed over the terms it was read for) and an upper bound (the partial score plus
+ *    b_t of every cut term it was not read for); only those whose upper bound reaches the k-th
+ *    partial score can rank in the top k, and they are scored exactly over all query terms (their
+ *    postings by primary key);
+ * 5. the top k of those by score, ties by id, joined to their memories. The score is summed in
+ *    numeric, so it does not depend on the order the plan adds a memory's terms in: two memories
+ *    with the same terms, frequencies and length tie, and the tie goes by id in every round.
  */
 async function lexicalRound(
   knex: Knex,
@@ -177,7 +188,7 @@ async function lexicalRound(
     .where('p.project_id', q.reader.projectId)
     .where('p.namespace', q.namespace)
     .whereRaw('p.term = w.term');
-  whereSearchable(head, q.namespace).select('p.memory_id', 'p.impact');
+  whereSearchable(head, q.namespace).select('p.memory_id', 'p.impact', 'p.tf', 'p.dl');
   whereVisible(head, q.reader);
   applyFilters(head, q);
   void head.orderBy([
@@ -208,26 +219,47 @@ async function lexicalRound(
     )
     .with(
       'r',
-      knex.raw('select w.term, c.memory_id, c.impact from w cross join lateral (? limit w.lim) c', [head]),
-    )
-    .with(
-      'bound',
       knex.raw(
-        `select coalesce(sum(greatest(w.idf, 0) * ${BM25_K1 + 1} * ${termBound('cut.impact', avgdl)}), 0) * ${1 + BOUND_MARGIN} as bound
-           from (select r.term, min(r.impact) as impact from r join w on w.term = r.term
-                  group by r.term, w.lim having count(*) >= w.lim) cut
-           join w on w.term = cut.term cross join docs`,
+        'select w.term, c.memory_id, c.impact, c.tf, c.dl from w cross join lateral (? limit w.lim) c',
+        [head],
       ),
     )
-    .with('cand', knex.raw('select distinct memory_id from r'))
+    .with(
+      'tb',
+      knex.raw(
+        `select w.term, w.idf, case when cut.term is null then 0
+                  else greatest(w.idf, 0) * ${BM25_K1 + 1} * ${termBound('cut.impact', avgdl)} * ${1 + BOUND_MARGIN} end as b
+           from w cross join docs left join (
+             select r.term, min(r.impact) as impact from r join w on w.term = r.term
+              group by r.term, w.lim having count(*) >= w.lim) cut on cut.term = w.term`,
+      ),
+    )
+    .with('bound', knex.raw('select coalesce(sum(b), 0) as bound from tb'))
+    .with(
+      'part',
+      knex.raw(
+        `select r.memory_id, sum(tb.idf * ${factor('r.tf', 'r.dl', avgdl)}) as partial, sum(tb.b) as seen
+           from r join tb on tb.term = r.term cross join docs group by r.memory_id`,
+      ),
+    )
+    .with(
+      'need',
+      knex.raw(
+        `select part.memory_id from part cross join bound
+          where (part.partial + bound.bound - part.seen) * ${1 + 1e-9} >= coalesce(
+            (select partial from part order by partial desc limit 1 offset ?), 0)`,
+        [limit - 1],
+      ),
+    )
     .with(
       's',
       knex.raw(
-        `select p.memory_id, sum(w.idf * p.tf * ${BM25_K1 + 1} /
-                  (p.tf + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * p.dl / ${avgdl}))) as lexical_score
-           from cand join memory_postings p on p.memory_id = cand.memory_id
+        `select p.memory_id, sum((w.idf * ${factor('p.tf', 'p.dl', avgdl)})::numeric) as lexical_score
+           from need join memory_postings p on p.memory_id = need.memory_id
            join w on w.term = p.term cross join docs
-          group by p.memory_id`,
+          group by p.memory_id
+          order by lexical_score desc, p.memory_id limit ?`,
+        [limit],
       ),
     )
     .select([
