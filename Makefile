@@ -89,7 +89,7 @@ bench-peers: build services scripts/bench/peers/node_modules/.installed ## Engra
 bench-conversation: install ## Recall@5/@10 of query, lexical, hybrid and plain BM25 on the conversational benchmark (BENCH_PARTS, BENCH_EMBEDDER)
 	$(TSX) scripts/bench/conversation.ts
 
-bench-lexical-scale: install services ## Lexical channel and hybrid cost at large sizes on PostgreSQL, pruned vs exhaustive top 10 (BENCH_SIZES, BENCH_HYBRID)
+bench-lexical-scale: install services ## Lexical channel and hybrid cost at large sizes on PostgreSQL (bulk load), rounds and top 10 vs exhaustive (BENCH_SIZES, BENCH_HYBRID, BENCH_BULK)
 	$(TSX) scripts/bench/lexical-scale.ts
 
 bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md

@@ -1,4 +1,5 @@
 export { memoryStoreMigrations } from '../migrations/index.ts';
+export { indexRowsSql, POSTINGS_TERM_INDEX_SQL } from '../migrations/20261126000100-bm25-postings.ts';
 export { bootstrapKeys } from './bootstrap.ts';
 export { MEMORY_STORE_SERVICE_NAMES, memoryStoreServices } from './server.ts';
 export { pinEmbeddingSpace } from './storage/embedding-space.ts';
