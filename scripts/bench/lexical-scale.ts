@@ -26,6 +26,7 @@ import { queryText } from './retrieval/corpus.ts';
 import { CpuMeter } from './retrieval/cpu.ts';
 import { ok } from './retrieval/scenarios.ts';
 import { percentile, runLoad } from './retrieval/stats.ts';
+import { BENCH_ENV } from './retrieval/targets.ts';
 import { startTestEngram } from '@engram/all-in-one/testing';
 
 const env = process.env;
@@ -78,12 +79,7 @@ async function checkBulkPath(knex: Knex, integrityKey: string, n: number): Promi
 }
 
 async function main(): Promise<void> {
-  const t = await startTestEngram('postgres', {
-    RATE_LIMIT_PROJECT_PER_MINUTE: '100000000',
-    RATE_LIMIT_AGENT_PER_MINUTE: '100000000',
-    EMBEDDING_PROVIDER: 'hash',
-    DATABASE_POOL_MAX: '8',
-  });
+  const t = await startTestEngram('postgres', { ...BENCH_ENV, DATABASE_POOL_MAX: '8' });
   // Its own connection: the suite's pool has a statement timeout an index build outlives.
   const knex = knexFactory({ client: 'pg', connection: t.database!.url, pool: { min: 0, max: 2 } });
   // The suite runs in this process: its CPU is the load generator's entry.

@@ -16,6 +16,7 @@ import knexFactory from 'knex';
 import { startTestEngram } from '@engram/all-in-one/testing';
 import { CpuMeter, cpuLine } from './retrieval/cpu.ts';
 import { benchAdd } from './retrieval/scenarios.ts';
+import { BENCH_ENV } from './retrieval/targets.ts';
 
 const env = process.env;
 const WRITES = Number(env.BENCH_WRITES ?? 2000);
@@ -27,12 +28,7 @@ const load = () =>
     .join(' / ');
 
 async function main(): Promise<void> {
-  const t = await startTestEngram('postgres', {
-    RATE_LIMIT_PROJECT_PER_MINUTE: '100000000',
-    RATE_LIMIT_AGENT_PER_MINUTE: '100000000',
-    EMBEDDING_PROVIDER: 'hash',
-    DATABASE_POOL_MAX: '32',
-  });
+  const t = await startTestEngram('postgres', { ...BENCH_ENV, DATABASE_POOL_MAX: '32' });
   const url = t.database!.url;
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
   // The load generator runs in the suite's process: "load generator" is both.

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { aceMigrations } from '@engram/ace-feedback';
 import type { Reader } from '@engram/auth';
-import { migrateLatest, type Database } from '@engram/db';
+import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
-import { eventsMigrations, uuidv7 } from '@engram/events';
+import { uuidv7 } from '@engram/events';
 import { lexicalSearchRounds, type LexicalOptions, type MemorySearch } from '@engram/memories';
-import { memoryStoreMigrations, pinEmbeddingSpace } from '@engram/memory-store';
-import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
+import { ENGINES, type EngineDatabase } from '@engram/testing';
+import { openMemoryStore } from './store.ts';
 
 /**
  * Top-k pruning of the lexical channel is exact: on corpora of a dozen common words, where every
@@ -73,11 +72,8 @@ for (const engine of ENGINES) {
     const privateIds = new Set<string>();
 
     before(async () => {
-      store = await openEngineDatabase(engine);
+      store = await openMemoryStore(engine);
       db = store.db;
-      for (const set of [eventsMigrations, memoryStoreMigrations, aceMigrations])
-        await migrateLatest(db, set);
-      await pinEmbeddingSpace(db, { provider: 'hash', model: 'engram-hash-v1', dimensions: 3 });
       const row = (namespace: string, content: string, agent: string, scope: string) => {
         const id = uuidv7();
         return {
