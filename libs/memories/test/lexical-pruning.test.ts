@@ -167,6 +167,10 @@ for (const engine of ENGINES) {
       const r = await lexicalSearchRounds(db.read, search('short', 'deploy server'), 10);
       assert.equal(r.rounds, 1);
       assert.equal(r.hits.length, 10);
+      assert.deepEqual(await lexicalSearchRounds(db.read, search('short', 'deploy'), 0), {
+        hits: [],
+        rounds: 0,
+      });
     });
   });
 }

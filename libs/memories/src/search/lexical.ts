@@ -98,7 +98,7 @@ export async function lexicalSearchRounds(
   opts: LexicalOptions = {},
 ): Promise<LexicalResult> {
   const text = q.text;
-  if (text === undefined || text.trim() === '') return { hits: [], rounds: 0 };
+  if (text === undefined || text.trim() === '' || limit < 1) return { hits: [], rounds: 0 };
   let perTerm = opts.perTerm ?? Math.max(PER_TERM_CANDIDATES, 4 * limit);
   const growth = opts.growth ?? PER_TERM_GROWTH;
   const pruned = opts.prunedRounds ?? PRUNED_ROUNDS;
