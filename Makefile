@@ -89,8 +89,11 @@ bench-peers: build services scripts/bench/peers/node_modules/.installed ## Engra
 bench-conversation: install ## Recall@5/@10 of query, lexical, hybrid and plain BM25 on the conversational benchmark (BENCH_PARTS, BENCH_EMBEDDER)
 	$(TSX) scripts/bench/conversation.ts
 
-bench-lexical-scale: install services ## Lexical channel and hybrid cost at large sizes on PostgreSQL, pruned vs exhaustive top 10 (BENCH_SIZES, BENCH_HYBRID)
+bench-lexical-scale: install services ## Lexical channel and hybrid cost at large sizes on PostgreSQL (bulk load), rounds and top 10 vs exhaustive (BENCH_SIZES, BENCH_HYBRID, BENCH_BULK)
 	$(TSX) scripts/bench/lexical-scale.ts
+
+bench-lexical-write: install services ## What the write-time BM25 index costs an add at 32 clients on PostgreSQL: with and without the lexical trigger (BENCH_WRITES, BENCH_RUNS)
+	$(TSX) scripts/bench/lexical-write-cost.ts
 
 bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (stand-in 384/1536, hash), build and ef_search; updates docs/benchmarks.md
 	$(TSX) scripts/bench/hnsw.ts
@@ -119,4 +122,4 @@ image-rehearsal: install ## The image's whole build stage from nothing (npm ci f
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-lexical-write bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean

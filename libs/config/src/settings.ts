@@ -239,6 +239,11 @@ export const engramSchema = {
   enableTrustLevels: bool('ENABLE_TRUST_LEVELS', 'Forbid internal principals from writing global scope.', {
     default: false,
   }),
+  lexicalExact: bool(
+    'LEXICAL_EXACT',
+    'Hybrid queries read posting lists until their BM25 top k is proven exact (cost grows with the corpus); false: one bounded round per query, exact whenever its score bound proves it.',
+    { default: false },
+  ),
   enableTrustWeightedRanking: bool(
     'ENABLE_TRUST_WEIGHTED_RANKING',
     'Fuse similarity with trust, votes, recency and provenance.',

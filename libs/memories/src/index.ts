@@ -37,7 +37,15 @@ export { applyFilters } from './search/filters.ts';
 export type { MemorySearch } from './search/filters.ts';
 export { efSearch, HNSW_EF_SEARCH_MIN, nearestMemories, nearestQuery } from './search/vector.ts';
 export type { SearchHit } from './search/vector.ts';
-export { FULL_LIST_DF, lexicalSearch, PER_TERM_CANDIDATES, visibilityParts } from './search/lexical.ts';
-export type { LexicalOptions } from './search/lexical.ts';
+export {
+  FULL_LIST_DF,
+  lexicalSearch,
+  lexicalSearchRounds,
+  PER_TERM_CANDIDATES,
+  PER_TERM_GROWTH,
+  PRUNED_ROUNDS,
+  visibilityParts,
+} from './search/lexical.ts';
+export type { LexicalOptions, LexicalResult } from './search/lexical.ts';
 export { playbookCandidates } from './search/playbook.ts';
 export type { PlaybookHit, PlaybookSearch } from './search/playbook.ts';

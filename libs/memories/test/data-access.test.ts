@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { aceMigrations } from '@engram/ace-feedback';
 import type { Reader } from '@engram/auth';
-import { migrateLatest, type Database } from '@engram/db';
-import { eventsMigrations } from '@engram/events';
+import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
 import {
   byEffectiveness,
@@ -23,8 +21,8 @@ import {
   visibleIds,
   type MemorySearch,
 } from '@engram/memories';
-import { memoryStoreMigrations, pinEmbeddingSpace } from '@engram/memory-store';
-import { ENGINES, openEngineDatabase, type EngineDatabase } from '@engram/testing';
+import { ENGINES, type EngineDatabase } from '@engram/testing';
+import { openMemoryStore } from './store.ts';
 
 /**
  * The statements of the data-access library on a real store (memory-store's and ace-feedback's
@@ -131,11 +129,8 @@ for (const engine of ENGINES) {
     const names = (ms: readonly { id: string }[]) => ms.map((m) => name(m.id));
 
     before(async () => {
-      store = await openEngineDatabase(engine);
+      store = await openMemoryStore(engine);
       db = store.db;
-      for (const set of [eventsMigrations, memoryStoreMigrations, aceMigrations])
-        await migrateLatest(db, set);
-      await pinEmbeddingSpace(db, { provider: 'hash', model: 'engram-hash-v1', dimensions: 3 });
       for (const [k, r] of Object.entries(ROWS) as [Name, Row][]) {
         await db.knex('memories').insert({
           id: id[k],

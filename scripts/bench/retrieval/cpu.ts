@@ -80,25 +80,40 @@ export class CpuMeter {
     this.isOurPostgres = postgresFilter(postgres);
   }
 
+  /** CPU milliseconds so far of each PostgreSQL process that counts, by pid. */
+  private postgresByPid(): Map<number, number> {
+    return new Map(pidsNamed('postgres', this.isOurPostgres).map((pid) => [pid, cpuMsOf(pid) ?? 0]));
+  }
+
   snapshot(): CpuSnapshot {
     const out: CpuSnapshot = {};
     for (const [name, pid] of this.processes) out[name] = cpuMsOf(pid) ?? 0;
     const sum = (pids: number[]) => pids.reduce((s, p) => s + (cpuMsOf(p) ?? 0), 0);
-    out.postgres = sum(pidsNamed('postgres', this.isOurPostgres));
+    out.postgres = [...this.postgresByPid().values()].reduce((s, v) => s + v, 0);
     out['nats-server'] = sum(pidsNamed('nats-server'));
     const own = process.cpuUsage();
     out['load generator'] = (own.user + own.system) / 1000;
     return out;
   }
 
-  /** Runs `work` and returns its result with the CPU milliseconds per operation of each process. */
+  /**
+   * Runs `work` and returns its result with the CPU milliseconds per operation of each process.
+   * PostgreSQL's is summed backend by backend: a backend that started during the work counts from
+   * zero, one that exited during it (a pool closing an idle connection) is left out, so the figure
+   * is a lower bound rather than a difference of totals that such an exit would make negative.
+   */
   async measure<T>(work: () => Promise<T>, operations: (r: T) => number): Promise<[T, CpuSnapshot]> {
+    const pg0 = this.postgresByPid();
     const before = this.snapshot();
     const result = await work();
     const after = this.snapshot();
+    const pg1 = this.postgresByPid();
     const n = Math.max(1, operations(result));
     const perOp: CpuSnapshot = {};
     for (const k of Object.keys(after)) perOp[k] = (after[k]! - (before[k] ?? 0)) / n;
+    let pg = 0;
+    for (const [pid, ms] of pg1) pg += ms - (pg0.get(pid) ?? 0);
+    perOp.postgres = pg / n;
     return [result, perOp];
   }
 }

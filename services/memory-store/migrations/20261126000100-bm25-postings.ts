@@ -69,6 +69,21 @@ function accountSql(changed: string): string {
       do update set n = s.n + excluded.n, total_len = s.total_len + excluded.total_len`;
 }
 
+/**
+ * The statements that index `rows` (a select of id, project_id, namespace, content, scope,
+ * agent_id, shared_with and is_deprecated of memories the index does not hold yet) as one insert of
+ * all of them would: their postings, then their document frequencies and counts. The migration runs
+ * them on the memories that exist before it; a bulk load with the lexical triggers off runs them on
+ * what it loaded.
+ */
+export function indexRowsSql(rows: string): [postings: string, statistics: string] {
+  return [insertPostings(rows), accountSql(CHANGED.INSERT.replace('new_rows n', `(${rows}) n`))];
+}
+
+/** The index of each term's posting list in impact order, the one the lexical channel reads. */
+export const POSTINGS_TERM_INDEX_SQL =
+  'create index memory_postings_term on memory_postings (project_id, namespace, term, impact desc, memory_id)';
+
 const CONTENT_CHANGED = `select n.id, n.project_id, n.namespace, n.content from new_rows n join old_rows o using (id)
   where o.content is distinct from n.content or o.namespace is distinct from n.namespace
      or o.project_id is distinct from n.project_id`;
@@ -115,9 +130,7 @@ export const bm25Postings: Migration = {
         dl integer not null,
         impact real not null,
         primary key (memory_id, term))`);
-    await knex.raw(
-      'create index memory_postings_term on memory_postings (project_id, namespace, term, impact desc, memory_id)',
-    );
+    await knex.raw(POSTINGS_TERM_INDEX_SQL);
     await knex.raw(`create table lexical_df (
         project_id text not null, namespace text not null, part text not null, term text not null,
         shard smallint not null, df bigint not null,
@@ -128,8 +141,7 @@ export const bm25Postings: Migration = {
         primary key (project_id, namespace, part, shard))`);
     // Existing memories, as one insert of all of them would record them.
     const all = `select id, project_id, namespace, content, scope, agent_id, shared_with, is_deprecated from memories`;
-    await knex.raw(insertPostings(all));
-    await knex.raw(accountSql(CHANGED.INSERT.replace('new_rows n', `(${all}) n`)));
+    for (const sql of indexRowsSql(all)) await knex.raw(sql);
     await knex.raw(`create function engram_lexical_maintain() returns trigger language plpgsql as $$
       begin
         if tg_op = 'INSERT' then

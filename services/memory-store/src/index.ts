@@ -3,6 +3,7 @@ export { composeMemoryStore, MEMORY_STORE_SERVICE_NAMES } from './compose.ts';
 export type { MemoryStoreService } from './compose.ts';
 export { memoryStoreConfig } from './config.ts';
 export type { MemoryStoreConfig } from './config.ts';
+export { indexRowsSql, POSTINGS_TERM_INDEX_SQL } from '../migrations/20261126000100-bm25-postings.ts';
 export { pinEmbeddingSpace } from './storage/embedding-space.ts';
 export { backfillIntegrity } from './storage/integrity-backfill.ts';
 export type { BackfillOptions, BackfillProgress, BackfillReport } from './storage/integrity-backfill.ts';

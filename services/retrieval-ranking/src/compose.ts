@@ -14,10 +14,10 @@ export const RETRIEVAL_SERVICE_NAMES = ['engram.retrieval.v1.RetrievalService'] 
  * It embeds queries with the store's embedder and calls no peer.
  */
 export async function composeRetrievalRanking(proc: ServiceProcess, _peers: Peers): Promise<ComposedService> {
-  const { ranking } = retrievalConfig(proc.config);
+  const { ranking, lexicalRounds } = retrievalConfig(proc.config);
   const db = await proc.database();
   const handlers = retrievalHandlers({
-    search: new KnexSearchRepository(db),
+    search: new KnexSearchRepository(db, lexicalRounds),
     embedder: await proc.embedder(),
     reader: await proc.verifiedReader(),
     playbook: new KnexPlaybookRepository(db),

@@ -18,14 +18,21 @@ const SPACE_TTL_MS = 5_000;
 export class KnexSearchRepository implements SearchRepository {
   private space: { value: EmbeddingSpaceRow | undefined; until: number } | undefined;
 
-  constructor(private readonly db: Database) {}
+  /**
+   * @param lexicalBudget rounds a lexical query may take (LEXICAL_EXACT=false: one, the bounded cut;
+   *   Infinity: until its top k is proven exact)
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly lexicalBudget = 1,
+  ) {}
 
   search(q: SearchQuery, limit: number, offset: number): Promise<ScoredMemory[]> {
     return nearestMemories(this.db, q, limit, offset);
   }
 
   lexicalSearch(q: SearchQuery, limit: number): Promise<ScoredMemory[]> {
-    return lexicalSearch(this.db.read, q, limit);
+    return lexicalSearch(this.db.read, q, limit, { maxRounds: this.lexicalBudget });
   }
 
   async signals(projectId: string, ids: readonly string[]): Promise<Map<string, MemorySignals>> {
