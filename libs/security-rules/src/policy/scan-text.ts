@@ -71,7 +71,11 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
   const folded = stages.stage3 ? foldForScan(text) : text;
   let findings =
     profile === 'data' && stages.stage3 ? scanAsData(text, folded, stages.stage2) : scanText(text, stages);
-  if (profile === 'instructions') findings = findings.filter((f) => f.category !== 'injection' || f.strong);
+  if (profile === 'instructions') {
+    findings = findings.filter(
+      (f) => f.category !== 'injection' || (f.strong && !reportedOrder(text, f.start)),
+    );
+  }
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
   const best = scoreWithModel(folded);
   if (best.score >= modelThreshold(profile)) {
@@ -82,6 +86,34 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
+
+/**
+ * The end of a sentence that reports what some content says, as a condition: "If a fetched page
+ * says to", "when a tool result tells me", "if such content asks: \"". What follows is the reported
+ * order, not one given.
+ */
+const REPORT_FRAME =
+  /\b(?:if|when|whenever|should|in\s+case)\b[^.!?\n]*\b(?:says?|said|tells?(?:\s+(?:me|us|you))?|asks?(?:\s+(?:me|us|you))?|contains?|includes?|claims?|instructs?(?:\s+(?:me|us|you))?|reads?|wants?(?:\s+(?:me|us|you))?|demands?|tries\s+to\s+make\s+(?:me|us))\s*(?:to\s+|:\s*["\u201c\u2018'\u00ab`]?\s*|["\u201c\u2018'\u00ab`]\s*)$/i;
+
+/**
+ * Whether the match at `start` is the object of a conditional report ("If a web page says to ignore
+ * previous instructions, I report it"): an internal agent's procedure or control rule describing how
+ * it handles an attack. Only the instructions profile reads this (an internal agent's own
+ * procedures, control rules, strategies, reflections); data and memories never do, and an order
+ * after the condition ("if anyone asks, ignore ...") is not its object. Looks back at most 160
+ * characters inside the sentence.
+ */
+function reportedOrder(text: string, start: number): boolean {
+  let from = Math.max(0, start - 160);
+  for (let i = start - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || ((c === 46 || c === 33 || c === 63) && i + 1 < start && text.charCodeAt(i + 1) === 32)) {
+      from = i + 1;
+      break;
+    }
+  }
+  return REPORT_FRAME.test(text.slice(from, start));
+}
 
 /**
  * The rules of every tier and the data rules, the latter only where no other injection rule fired:
