@@ -34,17 +34,18 @@ function get() {
  * other compatibility forms), a folded copy is scanned for injection too; its findings cover the
  * whole text (folded offsets do not map back), so a redaction removes the whole field.
  * These are the rules alone, every tier; scanInContext adds the profile and the learned signal.
+ * `folded` is foldForScan(text) when the caller has it already.
  */
-export function scanText(text: string, stages: StageSwitches): Finding[] {
+export function scanText(text: string, stages: StageSwitches, folded?: string): Finding[] {
   const s = get();
   const scanner =
     stages.stage2 && stages.stage3 ? s.both : stages.stage2 ? s.stage2 : stages.stage3 ? s.stage3 : undefined;
   if (!scanner) return [];
   const findings = scanner.scan(text);
   if (stages.stage3 && !findings.some((f) => f.category === 'injection')) {
-    const folded = foldForScan(text);
-    if (folded !== text) {
-      for (const f of s.stage3.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
+    const plain = folded ?? foldForScan(text);
+    if (plain !== text) {
+      for (const f of s.stage3.scan(plain)) findings.push({ ...f, start: 0, end: text.length });
     }
   }
   return findings;
@@ -70,7 +71,9 @@ export function modelThreshold(profile: ScreeningProfile): number {
 export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
   const folded = stages.stage3 ? foldForScan(text) : text;
   let findings =
-    profile === 'data' && stages.stage3 ? scanAsData(text, folded, stages.stage2) : scanText(text, stages);
+    profile === 'data' && stages.stage3
+      ? scanAsData(text, folded, stages.stage2)
+      : scanText(text, stages, stages.stage3 ? folded : undefined);
   if (profile === 'instructions') {
     findings = findings.filter(
       (f) => f.category !== 'injection' || (f.strong && !reportedOrder(text, f.start)),
@@ -127,7 +130,7 @@ function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
     const ruled = found.some((f) => isInjection(f) && !f.data);
     return ruled ? found.filter((f) => !f.data) : found;
   }
-  const findings = scanText(text, { stage2, stage3: true });
+  const findings = scanText(text, { stage2, stage3: true }, folded);
   if (!findings.some(isInjection)) {
     for (const f of s.data.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
   }
