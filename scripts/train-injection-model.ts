@@ -3,9 +3,17 @@
  * corpora, chooses its thresholds on their validation parts and writes
  * libs/security-rules/src/model/injection-model.data.ts (deterministic: the same file on every run).
  * `--check` fails when the shipped file differs from a fresh run instead of writing it.
+ * `--cross-writer` prints writer-held-out validation (scripts/injection-model/cross-writer.ts) and
+ * writes nothing.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { buildModel, MODEL_FILE } from './injection-model/build.ts';
+import { crossWriterReport } from './injection-model/cross-writer.ts';
+
+if (process.argv.includes('--cross-writer')) {
+  for (const line of crossWriterReport()) console.log(line);
+  process.exit(0);
+}
 
 const built = buildModel();
 for (const line of built.summary) console.log(line);

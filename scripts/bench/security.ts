@@ -38,12 +38,22 @@ import {
   ROUND_3,
   ROUND_4_SEALED,
   ROUND_4_TRAIN,
+  ROUND_5_SEALED,
+  sealedRound,
   SPLITS,
   type Corpus,
   type Item,
   type Split,
 } from './security/corpora.ts';
-import { DETECTORS, escalation, fired, policyOutcome, verdictOf, type Verdict } from './security/evaluate.ts';
+import {
+  DETECTORS,
+  escalation,
+  fired,
+  policyOutcome,
+  verdictOf,
+  type PolicyOutcome,
+  type Verdict,
+} from './security/evaluate.ts';
 import { adversarialInputs, measure, measureBest, type Latency } from './security/latency.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -73,15 +83,22 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 and 4: sealed sets only, each written before its round's tuning (see ROUND_3, ROUND_4_SEALED).
-  ...(withoutSealed
-    ? []
-    : [ROUND_3, ROUND_4_SEALED].flatMap((round) => [
-        engramBenign(evalDir, undefined, round),
-        engramIndirect(evalDir, undefined, round),
-        engramHardNegatives(evalDir, undefined, round),
-      ])),
+  // Rounds 3 and 4: sealed sets spent in their rounds, retired in round 5: engram-r3 is dev and
+  // engram-r4-sealed validation, each read whole (see ROUND_3, ROUND_4_SEALED).
+  ...[ROUND_3, ROUND_4_SEALED].flatMap((round) => [
+    engramBenign(evalDir, splits, round),
+    engramIndirect(evalDir, splits, round),
+    engramHardNegatives(evalDir, splits, round),
+  ]),
 ];
+
+/**
+ * Round 5's sealed set (engram-r5-sealed): read only here, only when every file is there and the run
+ * is not `--without-sealed`, and reported as aggregates only (its own section below).
+ */
+const r5Round = withoutSealed ? undefined : sealedRound(evalDir, ROUND_5_SEALED);
+const r5 = r5Round && 'attacks' in r5Round ? r5Round : undefined;
+if (r5) corpora.push(r5.benign, r5.attacks, r5.negatives);
 
 if (args[0] === '--errors') {
   const split = args[1];
@@ -134,7 +151,9 @@ out();
 out(
   'Each item is screened in its own context (trust level, memory type, channel: see the screening profiles in README.md). ' +
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
-    '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record).',
+    '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
+    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5; ' +
+    'engram-r4 is a writer the model is not trained on.',
 );
 out();
 out(
@@ -230,6 +249,57 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
     }
     out(
       `| ${corpus.name} | ${split} | ${items.length} | ${refused} (${pct(refused, items.length)}) | ${flagged} (${pct(flagged, items.length)}; ${flaggedInjection}) |`,
+    );
+  }
+}
+out();
+
+// ---- Round 5's sealed set: aggregates only.
+out('### Round 5 sealed set (engram-r5-sealed): aggregates only');
+out();
+if (!r5Round) out('Left out (`--without-sealed`).');
+else if ('missing' in r5Round) {
+  out(
+    existsSync(join(evalDir, ROUND_5_SEALED.indirectDir))
+      ? `engram-r5-sealed: not present in full (missing ${r5Round.missing.join(', ')}); not scored.`
+      : 'engram-r5-sealed: not present.',
+  );
+}
+if (r5) {
+  const rates = (items: readonly Item[]) => {
+    const cells = DETECTORS.map((d) =>
+      pct(items.filter((i) => fired(verdicts.get(i)!, d)).length, items.length),
+    );
+    return `${items.length} | ${cells.join(' | ')}`;
+  };
+  const by = (items: readonly Item[], field: string) => {
+    const values = [...new Set(items.map((i) => i.tags?.[field] ?? '-'))].sort();
+    return values.map((v) => [v, items.filter((i) => (i.tags?.[field] ?? '-') === v)] as const);
+  };
+  out("Screened in each item's context (stage 3: rules alone, learned signal alone, both).");
+  out();
+  out('| attacks | value | items | recall rules | recall model | recall both |');
+  out('|---|---|---:|---:|---:|---:|');
+  out(`| all | | ${rates(r5.attacks.items)} |`);
+  for (const field of ['harm', 'addressing', 'carrier', 'lang'])
+    for (const [v, items] of by(r5.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
+  out();
+  out('| hard negatives | items | FPR rules | FPR model | FPR both |');
+  out('|---|---:|---:|---:|---:|');
+  out(`| both files | ${rates(r5.negatives.items)} |`);
+  for (const [v, items] of by(r5.negatives.items, 'file')) out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
+  out();
+  out('| benign memories: memory_type | items | refused | flagged (injection) |');
+  out('|---|---:|---:|---:|');
+  const outcomes = new Map<Item, PolicyOutcome>();
+  for (const i of r5.benign.items) outcomes.set(i, await policyOutcome(i));
+  for (const [v, items] of [['all', r5.benign.items] as const, ...by(r5.benign.items, 'memory_type')]) {
+    const o = items.map((i) => outcomes.get(i)!);
+    const refused = o.filter((x) => x.refused).length;
+    const flagged = o.filter((x) => x.flagged).length;
+    const inj = o.filter((x) => x.flagged && x.injection).length;
+    out(
+      `| ${v} | ${items.length} | ${refused} (${pct(refused, items.length)}) | ${flagged} (${pct(flagged, items.length)}; ${inj}) |`,
     );
   }
 }
@@ -341,6 +411,35 @@ out('| stages | corpus median | corpus p99 | 2 KB median | 2 KB p99 |');
 out('|---|---:|---:|---:|---:|');
 for (const [name, c, k] of rows)
   out(`| ${name} | ${us(c.medianUs)} | ${us(c.p99Us)} | ${us(k.medianUs)} | ${us(k.p99Us)} |`);
+out();
+// The same 2 KB item on every call keeps RE2's DFA caches warm; writes differ. 300 different 2 KB
+// items of benign memory text (each from its own offset in the dev memories of every Engram round,
+// seven languages) show what new text costs.
+const everyBenign = corpora
+  .filter((c) => c.engram && c.name.endsWith('-benign'))
+  .flatMap((c) => c.items.filter((i) => i.split === 'dev').map((i) => i.text));
+const variedTwoKb = Array.from({ length: 300 }, (_, k) => {
+  let t = '';
+  for (let i = k * 7; t.length < 2048; i++) t += everyBenign[i % everyBenign.length] + ' ';
+  return write(t.slice(0, 2048));
+});
+out('### Latency per 2 KB item (µs), 300 different items, 3 rounds, best of 3 repeats');
+out();
+out(
+  `Each item is 2,048 characters of the dev memories of every Engram round (${everyBenign.length} texts, seven languages) from its own offset: ` +
+    'new text on every call, as writes are, where the row above repeats one item and keeps the DFA caches of RE2 warm.',
+);
+out();
+out('| stages | median | p99 |');
+out('|---|---:|---:|');
+for (const [name, fn] of [
+  ['stages 1-3, screened as data', stages123(dataCtx)],
+  ['stages 1-3, screened as a memory', stages123(memoryCtx)],
+  ['stage 3 learned signal', modelOnly],
+] as const) {
+  const l = measureBest(variedTwoKb, fn, 3, 3);
+  out(`| ${name} | ${us(l.medianUs)} | ${us(l.p99Us)} |`);
+}
 out();
 out('### 50,000-character adversarial inputs (stages 1-3 screened as data, worst of 5 runs)');
 out();

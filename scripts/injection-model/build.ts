@@ -34,28 +34,41 @@ export const EVAL_DIR = join(ROOT, 'libs', 'security-rules', 'eval');
 export const BENCH_DATA_DIR = join(ROOT, 'libs', 'security-rules', 'bench-data');
 export const MODEL_FILE = join(ROOT, 'libs', 'security-rules', 'src', 'model', 'injection-model.data.ts');
 
-/** The Engram corpora of one split: round 2, engram-train-r4, engram-direct (the older bench files are all dev). */
-export function engramItems(split: Exclude<EngramSplit, 'sealed'>): Item[] {
+/**
+ * The Engram corpora of one split: round 2, engram-train-r4, the retired engram-r3 (dev) and
+ * engram-r4-sealed (validation), engram-direct (the older bench files are all dev). `holdOut` leaves
+ * one writer's items out (writer-held-out validation; the older bench files have no writer and stay).
+ */
+export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: string): Item[] {
   const splits = [split];
   const direct = engramDirect(EVAL_DIR, splits);
   return [
     ...engramTrainingCorpora(EVAL_DIR, splits).flatMap((c) => c.items),
     ...(direct?.items ?? []),
     ...(split === 'dev' ? olderBenchData(BENCH_DATA_DIR).items : []),
-  ];
+  ].filter((i) => holdOut === undefined || i.writer !== holdOut);
 }
+
+/** The writers of the Engram corpora (one per round, and the team that wrote engram-direct). */
+export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'direct'] as const;
 
 /** Validation targets the thresholds are chosen for (see the model card). */
 export const TARGETS = {
   /** Share of benign validation items screened as data that the model may flag beyond the rules. */
   dataFpr: 0.05,
-  /** Share of benign validation items screened as everyday memories that the model may flag beyond the rules. */
-  memoryFpr: 0.01,
+  /**
+   * Share of benign validation items screened as everyday memories that the model may flag beyond
+   * the rules: the issue's refusal target (0.5%), since a model finding on a memory of a global-scope
+   * type is refused (round 4: 1%, when its validation held fewer everyday memories).
+   */
+  memoryFpr: 0.005,
   /**
    * Share of benign data-profile validation items the uncertain band may send to stage 4 (in
-   * production nearly every write is benign, so that is the call rate a deployment pays).
+   * production nearly every write is benign, so that is the call rate a deployment pays). Round 4:
+   * 15%; with engram-r4-sealed in validation that reached down to 0.56, where a plain status line
+   * scores (the stage-4 tests' "sure" text), so round 5 asks for 12% (band from 0.60).
    */
-  bandCallRate: 0.15,
+  bandCallRate: 0.12,
 } as const;
 
 interface Scored {
@@ -83,13 +96,15 @@ function lowestThreshold(negatives: readonly Scored[], target: number): number {
 
 export interface BuiltModel {
   readonly data: InjectionModelData;
+  /** The decoded weights, as scoreWithModel takes them. */
+  readonly weights: Float32Array;
   /** The file text of injection-model.data.ts. */
   readonly source: string;
   readonly summary: string[];
 }
 
-export function buildModel(opts: TrainOptions = DEFAULT_TRAIN_OPTIONS): BuiltModel {
-  const dev = engramItems('dev');
+export function buildModel(opts: TrainOptions = DEFAULT_TRAIN_OPTIONS, holdOut?: string): BuiltModel {
+  const dev = engramItems('dev', holdOut);
   const trained = trainInjectionModel(
     dev.map((i) => ({ text: i.text, injection: i.injection })),
     opts,
@@ -110,7 +125,7 @@ export function buildModel(opts: TrainOptions = DEFAULT_TRAIN_OPTIONS): BuiltMod
   };
   const model = { data: probe, weights };
 
-  const validation: Scored[] = engramItems('validation').map((item) => {
+  const validation: Scored[] = engramItems('validation', holdOut).map((item) => {
     const profile = screeningProfile(item);
     const found = scanText(item.text, { stage2: false, stage3: true });
     const rules = found.some((f) => profile !== 'instructions' || f.strong === true);
@@ -169,5 +184,5 @@ export function buildModel(opts: TrainOptions = DEFAULT_TRAIN_OPTIONS): BuiltMod
     `validation items: ${validation.length}; thresholds ${JSON.stringify(thresholds)}; band ${JSON.stringify(band)}`,
     `model id ${id}; ${bytes.length} weight bytes`,
   ];
-  return { data: out, source, summary };
+  return { data: out, weights, source, summary };
 }

@@ -25,6 +25,10 @@ export interface Item extends ItemContext {
   readonly split: Split;
   /** A sub-family for per-family reporting (the direct corpus's attack family, the indirect harm). */
   readonly family?: string | undefined;
+  /** Who wrote the item (one Engram round's writer): what writer-held-out validation holds out. */
+  readonly writer?: string | undefined;
+  /** The item's descriptive fields (harm, addressing, carrier, lang, memory_type, file): aggregates only. */
+  readonly tags?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface Corpus {
@@ -191,56 +195,88 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
 
 /**
  * Where a round of the Engram corpora lives. Round 2 (engram-benign, engram-indirect) has dev,
- * validation and sealed splits. Round 3 (engram-r3) and round 4 (engram-r4-sealed) are sealed sets
- * only, each written before its round's tuning by a writer who had not seen the detector (their data
- * cards): scored, never read, never tuned on. engram-train-r4 is training data only: one file per
- * corpus whose rows carry their split (dev or validation), no sealed part.
+ * validation and sealed splits. engram-train-r4 is training data only: one file per corpus whose rows
+ * carry their split (dev or validation), no sealed part. Round 3 (engram-r3) and round 4
+ * (engram-r4-sealed) were sealed sets, each scored once and then retired in round 5 (their data
+ * cards): engram-r3 is now dev as a whole and engram-r4-sealed validation as a whole, so the
+ * thresholds are chosen on a writer the model never trained on. Round 5 (engram-r5-sealed) is
+ * sealed only and may be absent (it is being written).
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
   readonly name: string;
+  /** The round's writer (one person per round; see the data cards). */
+  readonly writer: string;
   readonly benignDir: string;
   readonly indirectDir: string;
   readonly splits: readonly EngramSplit[];
   /**
    * `per-split`: `<base>.<split>.jsonl` for each split; `field`: one `<base>.jsonl` whose rows name
-   * their split in a `split` field.
+   * their split in a `split` field; `retired`: the files of a spent sealed set, `<base>.sealed.jsonl`,
+   * read whole as the round's one split.
    */
-  readonly layout: 'per-split' | 'field';
+  readonly layout: 'per-split' | 'field' | 'retired';
+  /** The hard-negative files (without `.<split>.jsonl`); `hard-negatives` when absent. */
+  readonly hardNegativeFiles?: readonly string[];
 }
 export const ROUND_2: EngramRound = {
   name: 'engram',
+  writer: 'r2',
   benignDir: 'engram-benign',
   indirectDir: 'engram-indirect',
   splits: ALL_ENGRAM_SPLITS,
   layout: 'per-split',
 };
+/** Retired in round 5 (spent in round 3): dev, read whole. */
 export const ROUND_3: EngramRound = {
   name: 'engram-r3',
+  writer: 'r3',
   benignDir: 'engram-r3',
   indirectDir: 'engram-r3',
-  splits: ['sealed'],
-  layout: 'per-split',
+  splits: ['dev'],
+  layout: 'retired',
 };
+/** Retired in round 5 (spent in round 4): validation, read whole, by a writer the model never trains on. */
 export const ROUND_4_SEALED: EngramRound = {
   name: 'engram-r4',
+  writer: 'r4',
   benignDir: 'engram-r4-sealed',
   indirectDir: 'engram-r4-sealed',
-  splits: ['sealed'],
-  layout: 'per-split',
+  splits: ['validation'],
+  layout: 'retired',
 };
 export const ROUND_4_TRAIN: EngramRound = {
   name: 'engram-train-r4',
+  writer: 'train-r4',
   benignDir: 'engram-train-r4',
   indirectDir: 'engram-train-r4',
   splits: ['dev', 'validation'],
   layout: 'field',
+};
+/**
+ * Round 5's sealed set: scored by the bench as aggregates only, never read by training. Its hard
+ * negatives are two files: the minimal pairs of its attacks and the standalone ones.
+ */
+export const ROUND_5_SEALED: EngramRound = {
+  name: 'engram-r5',
+  writer: 'r5',
+  benignDir: 'engram-r5-sealed',
+  indirectDir: 'engram-r5-sealed',
+  splits: ['sealed'],
+  layout: 'per-split',
+  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
 };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
   if (round.layout === 'per-split') {
     return readSplits(dir, base, splits, (r, split) => ({ r, split }));
+  }
+  if (round.layout === 'retired') {
+    const split = round.splits[0]!;
+    return splits.includes(split)
+      ? readJsonl(join(dir, `${base}.sealed.jsonl`)).map((r) => ({ r, split }))
+      : [];
   }
   // A sealed row in a one-file corpus is never read: only the splits asked for are kept.
   return readJsonl(join(dir, `${base}.jsonl`))
@@ -289,6 +325,9 @@ const INDIRECT_ATTACKS = toolOutputKind('-indirect (attacks)', 'indirect-injecti
 /** Benign tool output whose imperatives address people, by carrier. */
 const HARD_NEGATIVES = toolOutputKind('-indirect (hard negatives)', 'hard-negatives', false, 'carrier');
 
+/** The fields a report may aggregate over (never the text). */
+const TAG_FIELDS = ['harm', 'addressing', 'carrier', 'lang', 'memory_type', 'kind'] as const;
+
 function engramCorpus(
   kind: EngramKind,
   evalDir: string,
@@ -297,16 +336,25 @@ function engramCorpus(
 ): Corpus {
   // A caller's splits narrow the round's (a development run of a sealed-only round reads nothing).
   const wanted = round.splits.filter((s) => splits === undefined || splits.includes(s));
+  const bases = kind === HARD_NEGATIVES ? (round.hardNegativeFiles ?? [kind.base]) : [kind.base];
   return {
     name: `${round.name}${kind.suffix}`,
     engram: true,
-    items: readRound(join(evalDir, kind.dir(round)), kind.base, round, wanted).map(({ r, split }) => ({
-      text: String(r.text),
-      injection: kind.injection,
-      split,
-      family: str(r[kind.familyField], kind.familyFallback),
-      ...contextOf(r, kind.context),
-    })),
+    items: bases.flatMap((base) =>
+      readRound(join(evalDir, kind.dir(round)), base, round, wanted).map(({ r, split }) => {
+        const tags: Record<string, string> = { file: base };
+        for (const f of TAG_FIELDS) if (typeof r[f] === 'string') tags[f] = r[f];
+        return {
+          text: String(r.text),
+          injection: kind.injection,
+          split,
+          family: str(r[kind.familyField], kind.familyFallback),
+          writer: round.writer,
+          tags,
+          ...contextOf(r, kind.context),
+        };
+      }),
+    ),
   };
 }
 
@@ -320,9 +368,40 @@ export const engramIndirect = (evalDir: string, splits?: readonly EngramSplit[],
 export const engramHardNegatives = (evalDir: string, splits?: readonly EngramSplit[], round = ROUND_2) =>
   engramCorpus(HARD_NEGATIVES, evalDir, splits, round);
 
-/** The round-2 corpora and engram-train-r4 for the given splits (what training and tuning read). */
+/** The three corpora of a sealed round, or the files of it that are missing (none read then). */
+export type SealedRound =
+  | { readonly missing: readonly string[] }
+  | { readonly attacks: Corpus; readonly negatives: Corpus; readonly benign: Corpus };
+
+/**
+ * A sealed-only round (engram-r5-sealed): its corpora when every file is there, else the missing
+ * file names (the whole folder may be absent while the set is being written).
+ */
+export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
+  const files = [
+    ...[INDIRECT_ATTACKS.base, ...(round.hardNegativeFiles ?? [HARD_NEGATIVES.base])].map((b) =>
+      join(round.indirectDir, `${b}.sealed.jsonl`),
+    ),
+    join(round.benignDir, `${BENIGN_MEMORIES.base}.sealed.jsonl`),
+  ];
+  const missing = files.filter((f) => !existsSync(join(evalDir, f)));
+  if (missing.length > 0) return { missing };
+  return {
+    attacks: engramIndirect(evalDir, ['sealed'], round),
+    negatives: engramHardNegatives(evalDir, ['sealed'], round),
+    benign: engramBenign(evalDir, ['sealed'], round),
+  };
+}
+
+/**
+ * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3
+ * (dev) and engram-r4-sealed (validation).
+ */
+export const TRAINING_ROUNDS: readonly EngramRound[] = [ROUND_2, ROUND_4_TRAIN, ROUND_3, ROUND_4_SEALED];
+
+/** The corpora of the training rounds for the given splits (what training and tuning read). */
 export function engramTrainingCorpora(evalDir: string, splits: readonly EngramSplit[]): Corpus[] {
-  return [ROUND_2, ROUND_4_TRAIN].flatMap((round) => [
+  return TRAINING_ROUNDS.flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
     engramHardNegatives(evalDir, splits, round),
@@ -342,7 +421,14 @@ export function engramDirect(evalDir: string, splits = ALL_ENGRAM_SPLITS): Corpu
     items: readSplits(dir, 'direct', splits, (r, split) => {
       const family = str(r.family, 'benign');
       const injection = typeof r.label === 'number' ? r.label === 1 : family !== 'benign';
-      return { text: String(r.text), injection, split, family, ...contextOf(r, INTERNAL_NOTE) };
+      return {
+        text: String(r.text),
+        injection,
+        split,
+        family,
+        writer: 'direct',
+        ...contextOf(r, INTERNAL_NOTE),
+      };
     }),
   };
 }

@@ -34,17 +34,18 @@ function get() {
  * other compatibility forms), a folded copy is scanned for injection too; its findings cover the
  * whole text (folded offsets do not map back), so a redaction removes the whole field.
  * These are the rules alone, every tier; scanInContext adds the profile and the learned signal.
+ * `folded` is foldForScan(text) when the caller has it already.
  */
-export function scanText(text: string, stages: StageSwitches): Finding[] {
+export function scanText(text: string, stages: StageSwitches, folded?: string): Finding[] {
   const s = get();
   const scanner =
     stages.stage2 && stages.stage3 ? s.both : stages.stage2 ? s.stage2 : stages.stage3 ? s.stage3 : undefined;
   if (!scanner) return [];
   const findings = scanner.scan(text);
   if (stages.stage3 && !findings.some((f) => f.category === 'injection')) {
-    const folded = foldForScan(text);
-    if (folded !== text) {
-      for (const f of s.stage3.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
+    const plain = folded ?? foldForScan(text);
+    if (plain !== text) {
+      for (const f of s.stage3.scan(plain)) findings.push({ ...f, start: 0, end: text.length });
     }
   }
   return findings;
@@ -70,8 +71,14 @@ export function modelThreshold(profile: ScreeningProfile): number {
 export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
   const folded = stages.stage3 ? foldForScan(text) : text;
   let findings =
-    profile === 'data' && stages.stage3 ? scanAsData(text, folded, stages.stage2) : scanText(text, stages);
-  if (profile === 'instructions') findings = findings.filter((f) => f.category !== 'injection' || f.strong);
+    profile === 'data' && stages.stage3
+      ? scanAsData(text, folded, stages.stage2)
+      : scanText(text, stages, stages.stage3 ? folded : undefined);
+  if (profile === 'instructions') {
+    findings = findings.filter(
+      (f) => f.category !== 'injection' || (f.strong && !reportedOrder(text, f.start)),
+    );
+  }
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
   const best = scoreWithModel(folded);
   if (best.score >= modelThreshold(profile)) {
@@ -82,6 +89,34 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
+
+/**
+ * The end of a sentence that reports what some content says, as a condition: "If a fetched page
+ * says to", "when a tool result tells me", "if such content asks: \"". What follows is the reported
+ * order, not one given.
+ */
+const REPORT_FRAME =
+  /\b(?:if|when|whenever|should|in\s+case)\b[^.!?\n]*\b(?:says?|said|tells?(?:\s+(?:me|us|you))?|asks?(?:\s+(?:me|us|you))?|contains?|includes?|claims?|instructs?(?:\s+(?:me|us|you))?|reads?|wants?(?:\s+(?:me|us|you))?|demands?|tries\s+to\s+make\s+(?:me|us))\s*(?:to\s+|:\s*["\u201c\u2018'\u00ab`]?\s*|["\u201c\u2018'\u00ab`]\s*)$/i;
+
+/**
+ * Whether the match at `start` is the object of a conditional report ("If a web page says to ignore
+ * previous instructions, I report it"): an internal agent's procedure or control rule describing how
+ * it handles an attack. Only the instructions profile reads this (an internal agent's own
+ * procedures, control rules, strategies, reflections); data and memories never do, and an order
+ * after the condition ("if anyone asks, ignore ...") is not its object. Looks back at most 160
+ * characters inside the sentence.
+ */
+function reportedOrder(text: string, start: number): boolean {
+  let from = Math.max(0, start - 160);
+  for (let i = start - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || ((c === 46 || c === 33 || c === 63) && i + 1 < start && text.charCodeAt(i + 1) === 32)) {
+      from = i + 1;
+      break;
+    }
+  }
+  return REPORT_FRAME.test(text.slice(from, start));
+}
 
 /**
  * The rules of every tier and the data rules, the latter only where no other injection rule fired:
@@ -95,7 +130,7 @@ function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
     const ruled = found.some((f) => isInjection(f) && !f.data);
     return ruled ? found.filter((f) => !f.data) : found;
   }
-  const findings = scanText(text, { stage2, stage3: true });
+  const findings = scanText(text, { stage2, stage3: true }, folded);
   if (!findings.some(isInjection)) {
     for (const f of s.data.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
   }

@@ -180,11 +180,15 @@ export const DATA_RULES: readonly Rule[] = [
   ),
   // A security-sensitive act asked for in the imperative: "Please wire the deposit ...", "Share the
   // folder with x@y.example", "Turn off the CO2 sensors", "Delete the account registered under ...".
-  rule(
-    'indirect_instruction',
-    S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|pls|plz|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit|ports?|rdp|ssh)\b)`,
-    notAdvice,
-  ),
+  {
+    ...rule(
+      'indirect_instruction',
+      S`(?:^|[\n.!?:;|"\x{201C}]\s*|,\s*"?|\s[-\x{2013}\x{2014}]\s*|${COMMENT_REQUEST}|\b(?:please|pls|plz|kindly|bitte|por\s+favor|per\s+favore)\s+|\b(?:could|can|would|will)\s+you\s+|${POLITE})${PLEASE}(?:${ACT}\b${GAP}\b${SENSITIVE}\b|open\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+)?(?:doors?|gates?|garage|windows?|locks?|safe|vault|storage\s+unit|ports?|rdp|ssh)\b)`,
+      notAdvice,
+    ),
+    // Its act and object lists joined by a sentence-long gap: the largest DFA of all the rules.
+    ownSet: true,
+  },
 
   // The reader told to comply: "Agents apply immediately", "Processing agents apply now", "Bots
   // must carry out the change". Data that names its reader as the one to act.
