@@ -108,6 +108,7 @@ if (rows.pairs) {
     seen.add(r.pair_of);
     const a = attacks.get(r.pair_of);
     if (rows.attacks && !a) problems.push(`${where}: pair_of names no attack in the set`);
+    if (a && a.text === r.text) problems.push(`${where}: same text as its attack`);
     if (a && a.carrier === r.carrier) pairCarrierSame++;
     if (a && a.lang === r.lang) pairLangSame++;
   });
@@ -134,7 +135,7 @@ const suffix = (s) => (String(s).match(/-(de|fr|es|it|pt|nl)$/) || [null, 'en'])
 
 out(
   `files: ${Object.entries(SPECS)
-    .map(([k, s]) => `${k} ${missing.includes(k) ? 'MISSING' : rows[k].length}`)
+    .map(([k]) => `${k} ${missing.includes(k) ? 'MISSING' : rows[k].length}`)
     .join('; ')}`,
 );
 if (rows.attacks) {
