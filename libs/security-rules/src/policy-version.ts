@@ -8,7 +8,7 @@ import { classifierEscalationOf } from './stage4/classifier-of-config.ts';
  * Version of the scanner rules and of the learned injection signal; bump the date part with every
  * change to a detection rule (a retrained model changes its id, so the version follows by itself).
  */
-export const SCANNER_RULES_VERSION = `stages1-4-2026.12.01.1+model.${INJECTION_MODEL_DATA.id}`;
+export const SCANNER_RULES_VERSION = `stages1-4-2026.12.01.2+model.${INJECTION_MODEL_DATA.id}`;
 
 /** The policy settings that decide a verdict; their hash is the policy_version. */
 export function policySettings(config: EngramConfig) {
