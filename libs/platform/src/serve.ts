@@ -53,7 +53,6 @@ export async function serveServices(
     await endpoint?.close();
     throw err;
   });
-  proc.runtime.onShutdown('health', () => health.setAll(false), 'server');
   proc.runtime.onShutdown(
     'grpc server',
     () => shutdownServer(server, proc.config.shutdownTimeoutMs),

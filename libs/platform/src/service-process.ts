@@ -79,6 +79,9 @@ export class ServiceProcess {
   /** Where the outbox relay publishes, decided (or refused) before anything is opened. */
   readonly delivery: EventDelivery;
   private readonly healthMaps: HealthStatus[] = [];
+  /** False once shutdown began: no probe or late ping marks a service SERVING again. */
+  private serving = true;
+  private servingStep = false;
   private readonly applied = new Set<string>();
   private db: Promise<Database> | undefined;
   private outbox: Promise<EventOutbox> | undefined;
@@ -205,16 +208,35 @@ export class ServiceProcess {
   /** A health map for these gRPC services, driven by the database probe (SERVING without a database). */
   health(services: readonly string[]): HealthStatus {
     const h = new HealthStatus(services);
+    this.stopServingOnShutdown();
     this.healthMaps.push(h);
     if (this.db === undefined) h.setAll(true);
     else
       void this.db
         .then((db) => db.ping())
         .then(
-          (ok) => h.setAll(ok),
+          (ok) => h.setAll(ok && this.serving),
           () => h.setAll(false),
         );
     return h;
+  }
+
+  /**
+   * One step for every health map of the process and the database probe that drives them, added
+   * once: NOT_SERVING at the start of the server phase, so that load balancers stop sending before
+   * the servers drain, and the probe stops with it.
+   */
+  private stopServingOnShutdown(): void {
+    if (this.servingStep) return;
+    this.servingStep = true;
+    this.runtime.onShutdown(
+      'health',
+      () => {
+        this.serving = false;
+        for (const m of this.healthMaps) m.setAll(false);
+      },
+      'server',
+    );
   }
 
   private async openDatabase(): Promise<Database> {
@@ -237,23 +259,16 @@ export class ServiceProcess {
     const pinned = await pinnedHnswSettings(db.knex).catch(() => undefined);
     if (pinned) await db.setHnswEfSearch(pinned.efSearch);
     const unwatch = watchPools(this.metrics, () => poolUsage(db));
-    let probing = true;
+    this.stopServingOnShutdown();
     const probe = async () => {
-      while (probing) {
+      while (this.serving) {
         const ok = await db.ping();
         // A ping that answers after shutdown began must not mark the services SERVING again.
-        if (probing) for (const h of this.healthMaps) h.setAll(ok);
+        if (this.serving) for (const h of this.healthMaps) h.setAll(ok);
         await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS).unref());
       }
     };
     void probe();
-    this.runtime.onShutdown(
-      'health probe',
-      () => {
-        probing = false;
-      },
-      'server',
-    );
     this.runtime.onShutdown(
       'database',
       async () => {

@@ -66,14 +66,7 @@ export async function startEmbedded(config: EngramConfig, logger?: Logger): Prom
       metrics: proc.metrics.registry,
     });
     proc.runtime.onShutdown('gateway', () => gateway.close(), 'ingress');
-    const httpPort = await new Promise<number>((resolve, reject) => {
-      gateway.server.once('error', reject);
-      gateway.server.listen(config.httpPort, config.host, () => {
-        gateway.server.off('error', reject);
-        const addr = gateway.server.address();
-        resolve(typeof addr === 'object' && addr ? addr.port : config.httpPort);
-      });
-    });
+    const httpPort = await gateway.listen(config.httpPort, config.host);
     return {
       proc,
       db: await proc.database(),

@@ -33,15 +33,7 @@ runMain('gateway', async () => {
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     internalToken: config.internalToken,
   });
-  await new Promise<void>((resolve, reject) => {
-    gateway.server.once('error', reject);
-    gateway.server.listen(config.httpPort, config.host, () => {
-      gateway.server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = gateway.server.address();
-  const port = typeof addr === 'object' && addr !== null ? addr.port : config.httpPort;
+  const port = await gateway.listen(config.httpPort, config.host);
   logger.info({ host: config.host, port, routes: gateway.routes.length }, 'gateway listening');
   gateway.server.on('error', (err) => {
     logger.fatal({ err }, 'gateway server failed');

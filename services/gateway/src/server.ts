@@ -51,9 +51,11 @@ export interface GatewayDeps {
 }
 
 export interface Gateway {
-  /** The HTTP server; not listening (main.ts or the test listens). */
+  /** The HTTP server; not listening until listen() (or a test's own server.listen). */
   readonly server: Server;
   readonly routes: readonly Route[];
+  /** Listens on host:port (0: any free port); resolves with the bound port, rejects on EADDRINUSE. */
+  listen(port: number, host: string): Promise<number>;
   /** Stops accepting, waits for in-flight requests (up to the shutdown timeout), closes channels. */
   close(): Promise<void>;
 }
@@ -225,6 +227,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     server,
     routes: table.routes,
+    listen: (port, host) =>
+      new Promise<number>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const addr = server.address();
+          resolve(typeof addr === 'object' && addr !== null ? addr.port : port);
+        });
+      }),
     close() {
       closed ??= (async () => {
         closing = true;

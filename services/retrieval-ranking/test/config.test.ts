@@ -8,20 +8,11 @@ describe('retrieval-ranking settings (its config slice)', () => {
     assert.equal(retrievalConfig(loadEngramConfig({ LEXICAL_EXACT: 'true' })).lexicalRounds, Infinity);
   });
 
-  it('takes ENABLE_TRUST_WEIGHTED_RANKING and the RANKING_W_* weights as set', () => {
-    const { ranking } = retrievalConfig(
-      loadEngramConfig({
-        ENABLE_TRUST_WEIGHTED_RANKING: 'true',
-        RANKING_W_SIMILARITY: '0.5',
-        RANKING_W_TRUST: '0.2',
-        RANKING_W_EFFECTIVENESS: '0.1',
-        RANKING_W_RECENCY: '0.1',
-        RANKING_W_PROVENANCE: '0.1',
-      }),
+  it('refuses to start on a ranking weight outside [0, 1], naming the setting', () => {
+    assert.throws(() => retrievalConfig(loadEngramConfig({ RANKING_W_TRUST: '1.5' })), /RANKING_W_TRUST/);
+    assert.throws(
+      () => retrievalConfig(loadEngramConfig({ RANKING_W_RECENCY: 'high' })),
+      /RANKING_W_RECENCY/,
     );
-    assert.deepEqual(ranking, {
-      enabled: true,
-      weights: { similarity: 0.5, trust: 0.2, effectiveness: 0.1, recency: 0.1, provenance: 0.1 },
-    });
   });
 });

@@ -76,8 +76,10 @@ type LexicalRow = MemoryRow & {
 
 /**
  * The lexical channel of hybrid queries: Okapi BM25 over the index the database keeps at write time
- * (memory-store migration bm25-postings), the exhaustive top k found by reading the head of each
- * term's posting list only. The query goes through the same analyzer as the memories
+ * (memory-store migration bm25-postings), read from the head of each term's posting list in impact
+ * order. Without maxRounds the rounds go on until a bound proves the top k exhaustive; under
+ * maxRounds (the service default: one round) it returns the best answer those rounds found, and
+ * lexicalSearchRounds' `exact` says whether that answer is proven exhaustive. The query goes through the same analyzer as the memories
  * (engram_terms: stemming, stop and question words, numbers and codes whole).
  */
 export async function lexicalSearch(
