@@ -101,6 +101,9 @@ bench-hnsw: install services ## HNSW recall@10 and cost per embedding space (sta
 bench-whole-project: build services ## EXPLAIN of the vector query over the whole project vs one agent at 50k memories, 1536 dimensions
 	$(TSX) scripts/bench/whole-project.ts
 
+bench-embedded: build ## The embedded suite at 16 clients: 5,000 adds then queries through REST on PGlite, per PGlite mode; updates docs/benchmarks.md
+	$(TSX) scripts/bench/embedded.ts
+
 bench-startup: build ## Start time and resident memory of the embedded process, tsx vs compiled; updates docs/benchmarks.md
 	$(TSX) scripts/bench/startup.ts
 
@@ -122,4 +125,4 @@ image-rehearsal: install ## The image's whole build stage from nothing (npm ci f
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-lexical-write bench-peers bench-hnsw bench-whole-project bench-startup bench-tracing bench-security train-injection-model reliability clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-lexical-write bench-peers bench-hnsw bench-whole-project bench-embedded bench-startup bench-tracing bench-security train-injection-model reliability clean

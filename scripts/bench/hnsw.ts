@@ -20,6 +20,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { createTestDatabase } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
+import { median } from './retrieval/stats.ts';
 import {
   benchQueries,
   corpusVectors,
@@ -60,11 +61,6 @@ interface Row {
   ms: number;
   buffers: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)]!;
-};
 
 async function explain(
   c: pg.Client,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, compiledEntry, freePort, ManagedProcess, REPO_ROOT } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
-import { percentile } from './retrieval/stats.ts';
+import { median } from './retrieval/stats.ts';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 5);
 const WORK = 200;
@@ -90,11 +90,6 @@ async function once(mode: Mode, dataDir: string): Promise<Sample> {
   }
 }
 
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 const fmt = (x: number, digits = 0) => x.toFixed(digits);
 
 async function main(): Promise<void> {

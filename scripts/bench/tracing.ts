@@ -32,6 +32,7 @@ import {
 } from '@engram/telemetry';
 import { writeBenchSection } from './bench-section.ts';
 import { startTestEngram } from '@engram/all-in-one/testing';
+import { median } from './retrieval/stats.ts';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -115,12 +116,6 @@ async function nsPerCall(call: Call, n = N, rounds = ROUNDS): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) samples.push(await once());
   return median(samples);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** Runs `fn` inside a request span when tracing is on, as the boundaries run in production. */

@@ -68,6 +68,11 @@ export const engramSchema = {
     'HNSW candidate list of a vector search (pgvector hnsw.ef_search), recorded with the embedding space like HNSW_M: the value when the store is initialised, changed later with `engram reembed`; every process reads it from the store. Higher finds more of the exact nearest neighbours at a higher cost per query. Unset: the default of the embedding provider (200 for hash, openai and local; docs/benchmarks.md).',
     { min: 10, max: 1000 },
   ),
+  pgliteWorker: bool(
+    'PGLITE_WORKER',
+    'Embedded PGlite runs on a worker thread of its own, beside the services on the main thread; false: on the main thread (each statement then holds up every request).',
+    { default: true },
+  ),
   dataDir: str('ENGRAM_DATA_DIR', 'Embedded data directory (PGlite files, generated keys).', {
     default: './data',
   }),

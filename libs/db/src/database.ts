@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { traceKnexQueries } from '@engram/telemetry';
 import { knexLog, type KnexLogSink } from './knex-log.ts';
+import { PGliteThread, type PGliteLike } from './pglite-thread.ts';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -46,6 +47,8 @@ export interface DatabaseOptions {
   readonly timeouts?: DatabaseTimeouts;
   /** Where knex's own warnings go (one line, no stack, no values); stderr when absent. */
   readonly log?: KnexLogSink;
+  /** PGlite on a worker thread of its own (default true; PGLITE_WORKER); false: on the caller's thread. */
+  readonly pgliteWorker?: boolean;
 }
 
 const STDERR_SINK: KnexLogSink = {
@@ -208,21 +211,27 @@ function pgKnex(
   return knex;
 }
 
+/** PGlite with pgvector on this thread (PGLITE_WORKER=false). */
+async function pgliteHere(dataDir: string): Promise<PGliteLike> {
+  const [{ PGlite }, { vector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+  ]);
+  return PGlite.create({ dataDir, extensions: { vector } });
+}
+
 async function pgliteKnex(
   dataDir: string,
   settings: string,
   log: KnexLogSink,
+  thread: boolean,
 ): Promise<{ knex: Knex; exec: (sql: string) => Promise<unknown>; close: () => Promise<void> }> {
-  const [{ PGlite }, { vector }, clientModule] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-    import('knex-pglite'),
-  ]);
+  const clientModule = await import('knex-pglite');
   const onDisk = !dataDir.startsWith('memory://');
-  let pglite;
+  let pglite: PGliteLike;
   try {
     if (onDisk) mkdirSync(dataDir, { recursive: true });
-    pglite = await PGlite.create({ dataDir, extensions: { vector } });
+    pglite = thread ? await PGliteThread.open(dataDir) : await pgliteHere(dataDir);
   } catch (err) {
     const problem = onDisk ? dataDirProblem(dataDir) : undefined;
     if (problem === undefined) throw err;
@@ -340,7 +349,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       },
     };
   }
-  const lite = await pgliteKnex(opts.dataDir ?? './data/pglite', settings(), opts.log ?? STDERR_SINK);
+  const lite = await pgliteKnex(
+    opts.dataDir ?? './data/pglite',
+    settings(),
+    opts.log ?? STDERR_SINK,
+    opts.pgliteWorker ?? true,
+  );
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
     engine: 'pglite',

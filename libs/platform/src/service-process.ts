@@ -245,6 +245,7 @@ export class ServiceProcess {
       url: config.databaseUrl,
       readUrl: config.databaseReadUrl,
       dataDir: join(config.dataDir, 'pglite'),
+      pgliteWorker: config.pgliteWorker,
       poolMax: config.databasePoolMax,
       hnswEfSearch: config.hnswEfSearch,
       timeouts: {

@@ -15,6 +15,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i]!;
 }
 
+/** The median (the mean of the two middle values for an even count); NaN for none. */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 /**
  * Runs `total` operations with `clients` concurrent loops; each operation's latency is recorded in
  * milliseconds. `op(i)` returns false for a failed operation (counted, not timed).

@@ -44,9 +44,18 @@ export class EmbeddedTarget {
   private readonly internalToken = randomBytes(24).toString('base64url');
   private proc: ManagedProcess | undefined;
 
+  /** `extra`: settings on top of BENCH_ENV (e.g. one option on, then off, in one bench). */
+  constructor(private readonly extra: Record<string, string> = {}) {}
+
+  /** The running child's pid (for a CpuMeter). */
+  get pid(): number | undefined {
+    return this.proc?.child.pid;
+  }
+
   private env(httpPort: string, grpcPort: string): Record<string, string> {
     return {
       ...BENCH_ENV,
+      ...this.extra,
       ENGRAM_DATA_DIR: this.dataDir,
       ENGRAM_HTTP_PORT: httpPort,
       ENGRAM_GRPC_PORT: grpcPort,
