@@ -58,10 +58,12 @@ export const TARGETS = {
   dataFpr: 0.05,
   /**
    * Share of benign validation items screened as everyday memories that the model may flag beyond
-   * the rules: the issue's refusal target (0.5%), since a model finding on a memory of a global-scope
-   * type is refused (round 4: 1%, when its validation held fewer everyday memories).
+   * the rules: half the issue's refusal target (0.5%), since a model finding on a memory of a
+   * global-scope type is refused and the rules refuse some memories too, so the model may not spend
+   * the whole budget (round 4: 1%; round 5: 0.5%, which with engram-r5's memories in validation fell
+   * to 0.86 and refused one more validation memory).
    */
-  memoryFpr: 0.005,
+  memoryFpr: 0.0025,
   /**
    * Share of benign data-profile validation items the uncertain band may send to stage 4 (in
    * production nearly every write is benign, so that is the call rate a deployment pays). Round 4:
