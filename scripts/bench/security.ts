@@ -153,8 +153,8 @@ out(
   'Each item is screened in its own context (trust level, memory type, channel: see the screening profiles in README.md). ' +
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
-    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5; ' +
-    'engram-r4 is a writer the model is not trained on.',
+    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
+    'engram-r5 (validation) the sealed set of round 5, retired in round 6; engram-r4 and engram-r5 are writers the model is not trained on.',
 );
 out();
 out(
