@@ -38,7 +38,8 @@ import {
   ROUND_3,
   ROUND_4_SEALED,
   ROUND_4_TRAIN,
-  ROUND_5_SEALED,
+  ROUND_5,
+  ROUND_6_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -83,9 +84,9 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 and 4: sealed sets spent in their rounds, retired in round 5: engram-r3 is dev and
-  // engram-r4-sealed validation, each read whole (see ROUND_3, ROUND_4_SEALED).
-  ...[ROUND_3, ROUND_4_SEALED].flatMap((round) => [
+  // Rounds 3, 4 and 5: sealed sets spent in their rounds, then retired: engram-r3 is dev,
+  // engram-r4-sealed and engram-r5-sealed validation, each read whole (see ROUND_3, ROUND_4_SEALED, ROUND_5).
+  ...[ROUND_3, ROUND_4_SEALED, ROUND_5].flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
     engramHardNegatives(evalDir, splits, round),
@@ -93,12 +94,12 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 5's sealed set (engram-r5-sealed): read only here, only when every file is there and the run
+ * Round 6's sealed set (engram-r6-sealed): read only here, only when every file is there and the run
  * is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const r5Round = withoutSealed ? undefined : sealedRound(evalDir, ROUND_5_SEALED);
-const r5 = r5Round && 'attacks' in r5Round ? r5Round : undefined;
-if (r5) corpora.push(r5.benign, r5.attacks, r5.negatives);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_6_SEALED);
+const sealed6 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
+if (sealed6) corpora.push(sealed6.benign, sealed6.attacks, sealed6.negatives);
 
 if (args[0] === '--errors') {
   const split = args[1];
@@ -152,8 +153,8 @@ out(
   'Each item is screened in its own context (trust level, memory type, channel: see the screening profiles in README.md). ' +
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
-    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5; ' +
-    'engram-r4 is a writer the model is not trained on.',
+    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
+    'engram-r5 (validation) the sealed set of round 5, retired in round 6; engram-r4 and engram-r5 are writers the model is not trained on.',
 );
 out();
 out(
@@ -255,17 +256,17 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 out();
 
 // ---- Round 5's sealed set: aggregates only.
-out('### Round 5 sealed set (engram-r5-sealed): aggregates only');
+out('### Round 6 sealed set (engram-r6-sealed): aggregates only');
 out();
-if (!r5Round) out('Left out (`--without-sealed`).');
-else if ('missing' in r5Round) {
+if (!sealedR) out('Left out (`--without-sealed`).');
+else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_5_SEALED.indirectDir))
-      ? `engram-r5-sealed: not present in full (missing ${r5Round.missing.join(', ')}); not scored.`
-      : 'engram-r5-sealed: not present.',
+    existsSync(join(evalDir, ROUND_6_SEALED.indirectDir))
+      ? `engram-r6-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r6-sealed: not present.',
   );
 }
-if (r5) {
+if (sealed6) {
   const rates = (items: readonly Item[]) => {
     const cells = DETECTORS.map((d) =>
       pct(items.filter((i) => fired(verdicts.get(i)!, d)).length, items.length),
@@ -280,20 +281,24 @@ if (r5) {
   out();
   out('| attacks | value | items | recall rules | recall model | recall both |');
   out('|---|---|---:|---:|---:|---:|');
-  out(`| all | | ${rates(r5.attacks.items)} |`);
+  out(`| all | | ${rates(sealed6.attacks.items)} |`);
   for (const field of ['harm', 'addressing', 'carrier', 'lang'])
-    for (const [v, items] of by(r5.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
+    for (const [v, items] of by(sealed6.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
   out();
   out('| hard negatives | items | FPR rules | FPR model | FPR both |');
   out('|---|---:|---:|---:|---:|');
-  out(`| both files | ${rates(r5.negatives.items)} |`);
-  for (const [v, items] of by(r5.negatives.items, 'file')) out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
+  out(`| both files | ${rates(sealed6.negatives.items)} |`);
+  for (const [v, items] of by(sealed6.negatives.items, 'file'))
+    out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
   out();
   out('| benign memories: memory_type | items | refused | flagged (injection) |');
   out('|---|---:|---:|---:|');
   const outcomes = new Map<Item, PolicyOutcome>();
-  for (const i of r5.benign.items) outcomes.set(i, await policyOutcome(i));
-  for (const [v, items] of [['all', r5.benign.items] as const, ...by(r5.benign.items, 'memory_type')]) {
+  for (const i of sealed6.benign.items) outcomes.set(i, await policyOutcome(i));
+  for (const [v, items] of [
+    ['all', sealed6.benign.items] as const,
+    ...by(sealed6.benign.items, 'memory_type'),
+  ]) {
     const o = items.map((i) => outcomes.get(i)!);
     const refused = o.filter((x) => x.refused).length;
     const flagged = o.filter((x) => x.flagged).length;

@@ -35,8 +35,8 @@ export const BENCH_DATA_DIR = join(ROOT, 'libs', 'security-rules', 'bench-data')
 export const MODEL_FILE = join(ROOT, 'libs', 'security-rules', 'src', 'model', 'injection-model.data.ts');
 
 /**
- * The Engram corpora of one split: round 2, engram-train-r4, the retired engram-r3 (dev) and
- * engram-r4-sealed (validation), engram-direct (the older bench files are all dev). `holdOut` leaves
+ * The Engram corpora of one split: round 2, engram-train-r4, the retired engram-r3 (dev),
+ * engram-r4-sealed and engram-r5-sealed (validation), engram-direct (the older bench files are all dev). `holdOut` leaves
  * one writer's items out (writer-held-out validation; the older bench files have no writer and stay).
  */
 export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: string): Item[] {
@@ -50,7 +50,7 @@ export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: str
 }
 
 /** The writers of the Engram corpora (one per round, and the team that wrote engram-direct). */
-export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'direct'] as const;
+export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'r5', 'direct'] as const;
 
 /** Validation targets the thresholds are chosen for (see the model card). */
 export const TARGETS = {
@@ -58,10 +58,12 @@ export const TARGETS = {
   dataFpr: 0.05,
   /**
    * Share of benign validation items screened as everyday memories that the model may flag beyond
-   * the rules: the issue's refusal target (0.5%), since a model finding on a memory of a global-scope
-   * type is refused (round 4: 1%, when its validation held fewer everyday memories).
+   * the rules: half the issue's refusal target (0.5%), since a model finding on a memory of a
+   * global-scope type is refused and the rules refuse some memories too, so the model may not spend
+   * the whole budget (round 4: 1%; round 5: 0.5%, which with engram-r5's memories in validation fell
+   * to 0.86 and refused one more validation memory).
    */
-  memoryFpr: 0.005,
+  memoryFpr: 0.0025,
   /**
    * Share of benign data-profile validation items the uncertain band may send to stage 4 (in
    * production nearly every write is benign, so that is the call rate a deployment pays). Round 4:

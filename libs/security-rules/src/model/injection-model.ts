@@ -33,7 +33,10 @@ export interface ModelScore {
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
-/** The raw margin of one segment (bias + weights / sqrt(feature count)). */
+/**
+ * The raw margin of one segment (bias + weights / sqrt(feature count)); undefined for a segment
+ * without features (under the model's floor of words: nothing to score).
+ */
 export function segmentMargin(
   weights: Float32Array,
   bias: number,
@@ -41,21 +44,23 @@ export function segmentMargin(
   text: string,
   start: number,
   end: number,
-): number {
+): number | undefined {
   const { sum, count } = weighFeatures(text, { start, end }, bits, weights);
-  return count === 0 ? bias : bias + sum / Math.sqrt(count);
+  return count === 0 ? undefined : bias + sum / Math.sqrt(count);
 }
 
 /**
  * The model's verdict on a text: the probability of its most injection-like segment (a planted
  * instruction is one sentence of a long e-mail; averaging over the e-mail would dilute it).
+ * Segments without features are not scored, and a text with none (a bare URL, path or id, a
+ * value of fewer than four words) scores 0: the model does not read it.
  */
 export function scoreWithModel(text: string, model: LoadedModel = injectionModel()): ModelScore {
   let best: ModelScore = { score: 0, start: 0, end: 0 };
   let bestMargin = -Infinity;
   for (const seg of segmentsOf(text)) {
     const m = segmentMargin(model.weights, model.data.bias, model.data.bits, text, seg.start, seg.end);
-    if (m > bestMargin) {
+    if (m !== undefined && m > bestMargin) {
       bestMargin = m;
       best = { score: 0, start: seg.start, end: seg.end };
     }

@@ -79,7 +79,7 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
       (f) => f.category !== 'injection' || (f.strong && !reportedOrder(text, f.start)),
     );
   }
-  if (!stages.stage3 || text.length === 0 || !longEnoughForModel(folded)) return { findings, modelScore: 0 };
+  if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
   const best = scoreWithModel(folded);
   if (best.score >= modelThreshold(profile)) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
@@ -89,31 +89,6 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
-
-/** Whitespace-separated tokens a text needs before the learned signal scores it. */
-const MODEL_MIN_TOKENS = 4;
-
-/**
- * Whether the learned signal reads this text: at least MODEL_MIN_TOKENS whitespace-separated tokens.
- * A bare value (a URL, a path, an id, a word or two in a metadata field) gives no instruction, but
- * its pieces split into enough model words that a URL alone scored up to 0.87 against the data
- * threshold of 0.69 (the training corpora hold no bare values). The rules still read it.
- */
-function longEnoughForModel(text: string): boolean {
-  let tokens = 0;
-  let inToken = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const space =
-      c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0x3000;
-    if (space) inToken = false;
-    else if (!inToken) {
-      inToken = true;
-      if (++tokens >= MODEL_MIN_TOKENS) return true;
-    }
-  }
-  return false;
-}
 
 /**
  * The end of a sentence that reports what some content says, as a condition: "If a fetched page
