@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { traceKnexQueries } from '@engram/telemetry';
 import { knexLog, type KnexLogSink } from './knex-log.ts';
+import { MAINTENANCE_INTERVAL_MS, startPgliteMaintenance } from './pglite-maintenance.ts';
 import { PGliteThread, type PGliteLike } from './pglite-thread.ts';
 
 export type Engine = 'postgres' | 'pglite';
@@ -49,6 +50,8 @@ export interface DatabaseOptions {
   readonly log?: KnexLogSink;
   /** PGlite on a worker thread of its own (default true; PGLITE_WORKER); false: on the caller's thread. */
   readonly pgliteWorker?: boolean;
+  /** PGlite: how often tables past autovacuum's thresholds are vacuumed or analysed (0: never). */
+  readonly pgliteMaintenanceMs?: number;
 }
 
 const STDERR_SINK: KnexLogSink = {
@@ -225,6 +228,7 @@ async function pgliteKnex(
   settings: string,
   log: KnexLogSink,
   thread: boolean,
+  maintenanceMs: number,
 ): Promise<{ knex: Knex; exec: (sql: string) => Promise<unknown>; close: () => Promise<void> }> {
   const clientModule = await import('knex-pglite');
   const onDisk = !dataDir.startsWith('memory://');
@@ -245,10 +249,12 @@ async function pgliteKnex(
     connection: () => ({ pglite }) as object,
     log: knexLog(log),
   } as Knex.Config);
+  const stopMaintenance = maintenanceMs > 0 ? startPgliteMaintenance(knex, log, maintenanceMs) : undefined;
   return {
     knex,
     exec: (sql) => pglite.exec(sql),
     close: async () => {
+      await stopMaintenance?.();
       await knex.destroy(); // the dialect closes its PGlite connection
       if (!pglite.closed) await pglite.close();
     },
@@ -354,6 +360,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     settings(),
     opts.log ?? STDERR_SINK,
     opts.pgliteWorker ?? true,
+    opts.pgliteMaintenanceMs ?? MAINTENANCE_INTERVAL_MS,
   );
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql
   return {
