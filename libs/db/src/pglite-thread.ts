@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -17,19 +18,36 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/** The compiled worker (dist/) when it is at least as new as the sources it was built from. */
+function compiledWorker(): URL | undefined {
+  const compiled = new URL('../dist/pglite-worker.js', import.meta.url);
+  const sources = ['./pglite-worker.ts', './pglite-protocol.ts'].map((f) => new URL(f, import.meta.url));
+  try {
+    const built = statSync(compiled).mtimeMs;
+    return sources.every((f) => statSync(f).mtimeMs <= built) ? compiled : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The worker beside this module: pglite-worker.js when compiled. From the sources (tests, scripts
  * under tsx) a worker's entry cannot be TypeScript on Node 20 (tsx's --import hooks do not reach a
- * worker's entry point), so a one-line bootstrap loads the .ts file through tsx's tsImport.
+ * worker's entry point): the compiled worker is used when `make build` made it from the current
+ * sources (what ships, and a second less per open than tsx), else a one-line bootstrap loads the .ts
+ * file through tsx's tsImport.
  */
 function startWorker(dataDir: string): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./pglite-worker${fromSource ? '.ts' : '.js'}`, import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData: { dataDir } });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
+  // From the sources the process runs with tsx's flags, which the compiled worker does not need.
+  const compiled = compiledWorker();
+  if (compiled) return new Worker(compiled, { execArgv: [], workerData: { dataDir } });
   // tsImport loads the .ts file with tsx's hooks scoped to it (resolved next to this module).
+  const source = new URL('./pglite-worker.ts', import.meta.url);
   const api = new URL('./index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')))
     .href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}));`;
+  const bootstrap = `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(source.href)}, ${JSON.stringify(import.meta.url)}));`;
   return new Worker(bootstrap, { eval: true, execArgv: [], workerData: { dataDir } });
 }
 
