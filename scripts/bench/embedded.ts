@@ -32,8 +32,8 @@ interface Mode {
 
 /** What is compared: the shipped default and each option it replaced. */
 const MODES: readonly Mode[] = [
-  { name: 'PGlite in a worker thread (default)', settings: {} },
-  { name: 'PGlite on the main thread (PGLITE_WORKER=false)', settings: { PGLITE_WORKER: 'false' } },
+  { name: 'PGlite in a worker thread (PGLITE_WORKER=true)', settings: { PGLITE_WORKER: 'true' } },
+  { name: 'PGlite on the main thread (the default)', settings: { PGLITE_WORKER: 'false' } },
 ];
 
 interface Run {

@@ -70,8 +70,8 @@ export const engramSchema = {
   ),
   pgliteWorker: bool(
     'PGLITE_WORKER',
-    'Embedded PGlite runs on a worker thread of its own, beside the services on the main thread; false: on the main thread (each statement then holds up every request).',
-    { default: true },
+    'Embedded PGlite runs on a worker thread of its own, beside the services on the main thread (true), or on the main thread (false). Off by default: at 16 clients the thread measured within noise of the main thread (docs/benchmarks.md) while each worker start and each row copy costs more.',
+    { default: false },
   ),
   dataDir: str('ENGRAM_DATA_DIR', 'Embedded data directory (PGlite files, generated keys).', {
     default: './data',

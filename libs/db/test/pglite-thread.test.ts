@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../src/index.ts';
 import { PGliteThread } from '../src/pglite-thread.ts';
 
 /**
- * PGlite on its own thread (the embedded default) answers as PGlite on the caller's thread does:
+ * PGlite on its own thread (PGLITE_WORKER=true) answers as PGlite on the caller's thread does:
  * the same values, the same errors with their SQLSTATE, transactions that roll back, files that are
  * complete after close; and a thread that dies fails its calls instead of leaving them waiting.
  */
@@ -51,7 +51,7 @@ describe('PGlite on a worker thread', function () {
   });
 
   it('keeps the SQLSTATE, constraint and detail of an error, and rolls a failed transaction back', async () => {
-    const db = await openDatabase({ dataDir: 'memory://' });
+    const db = await openDatabase({ dataDir: 'memory://', pgliteWorker: true });
     try {
       await fill(db);
       const err = await db
@@ -85,7 +85,7 @@ describe('PGlite on a worker thread', function () {
   it('writes files that PGlite on the main thread opens after close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-pglite-thread-'));
     try {
-      const first = await openDatabase({ dataDir: dir });
+      const first = await openDatabase({ dataDir: dir, pgliteWorker: true });
       await fill(first);
       await first.close();
       const again = await openDatabase({ dataDir: dir, pgliteWorker: false });
