@@ -39,7 +39,8 @@ import {
   ROUND_4_SEALED,
   ROUND_4_TRAIN,
   ROUND_5,
-  ROUND_6_SEALED,
+  ROUND_6,
+  ROUND_7_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -84,9 +85,9 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3, 4 and 5: sealed sets spent in their rounds, then retired: engram-r3 is dev,
-  // engram-r4-sealed and engram-r5-sealed validation, each read whole (see ROUND_3, ROUND_4_SEALED, ROUND_5).
-  ...[ROUND_3, ROUND_4_SEALED, ROUND_5].flatMap((round) => [
+  // Rounds 3 to 6: sealed sets spent in their rounds, then retired: engram-r3 and engram-r5-sealed are
+  // dev, engram-r4-sealed and engram-r6-sealed validation, each read whole (see ROUND_3 … ROUND_6).
+  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6].flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
     engramHardNegatives(evalDir, splits, round),
@@ -94,12 +95,12 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 6's sealed set (engram-r6-sealed): read only here, only when every file is there and the run
+ * Round 7's sealed set (engram-r7-sealed): read only here, only when every file is there and the run
  * is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_6_SEALED);
-const sealed6 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
-if (sealed6) corpora.push(sealed6.benign, sealed6.attacks, sealed6.negatives);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_7_SEALED);
+const sealed7 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
+if (sealed7) corpora.push(sealed7.benign, sealed7.attacks, sealed7.negatives);
 
 if (args[0] === '--errors') {
   const split = args[1];
@@ -154,7 +155,7 @@ out(
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
     'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
-    'engram-r5 (validation) the sealed set of round 5, retired in round 6; engram-r4 and engram-r5 are writers the model is not trained on.',
+    'engram-r5 (dev since round 7) and engram-r6 (validation) the sealed sets of rounds 5 and 6, each retired in the next round; engram-r4 and engram-r6 are writers the model is not trained on.',
 );
 out();
 out(
@@ -255,18 +256,18 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 5's sealed set: aggregates only.
-out('### Round 6 sealed set (engram-r6-sealed): aggregates only');
+// ---- Round 7's sealed set: aggregates only.
+out('### Round 7 sealed set (engram-r7-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_6_SEALED.indirectDir))
-      ? `engram-r6-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r6-sealed: not present.',
+    existsSync(join(evalDir, ROUND_7_SEALED.indirectDir))
+      ? `engram-r7-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r7-sealed: not present.',
   );
 }
-if (sealed6) {
+if (sealed7) {
   const rates = (items: readonly Item[]) => {
     const cells = DETECTORS.map((d) =>
       pct(items.filter((i) => fired(verdicts.get(i)!, d)).length, items.length),
@@ -281,23 +282,23 @@ if (sealed6) {
   out();
   out('| attacks | value | items | recall rules | recall model | recall both |');
   out('|---|---|---:|---:|---:|---:|');
-  out(`| all | | ${rates(sealed6.attacks.items)} |`);
+  out(`| all | | ${rates(sealed7.attacks.items)} |`);
   for (const field of ['harm', 'addressing', 'carrier', 'lang'])
-    for (const [v, items] of by(sealed6.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
+    for (const [v, items] of by(sealed7.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
   out();
   out('| hard negatives | items | FPR rules | FPR model | FPR both |');
   out('|---|---:|---:|---:|---:|');
-  out(`| both files | ${rates(sealed6.negatives.items)} |`);
-  for (const [v, items] of by(sealed6.negatives.items, 'file'))
+  out(`| both files | ${rates(sealed7.negatives.items)} |`);
+  for (const [v, items] of by(sealed7.negatives.items, 'file'))
     out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
   out();
   out('| benign memories: memory_type | items | refused | flagged (injection) |');
   out('|---|---:|---:|---:|');
   const outcomes = new Map<Item, PolicyOutcome>();
-  for (const i of sealed6.benign.items) outcomes.set(i, await policyOutcome(i));
+  for (const i of sealed7.benign.items) outcomes.set(i, await policyOutcome(i));
   for (const [v, items] of [
-    ['all', sealed6.benign.items] as const,
-    ...by(sealed6.benign.items, 'memory_type'),
+    ['all', sealed7.benign.items] as const,
+    ...by(sealed7.benign.items, 'memory_type'),
   ]) {
     const o = items.map((i) => outcomes.get(i)!);
     const refused = o.filter((x) => x.refused).length;

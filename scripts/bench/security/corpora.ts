@@ -200,8 +200,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * (engram-r4-sealed) were sealed sets, each scored once and then retired in round 5 (their data
  * cards): engram-r3 is now dev as a whole and engram-r4-sealed validation as a whole, so the
  * thresholds are chosen on a writer the model never trained on. Round 5 (engram-r5-sealed) was
- * sealed, scored once and is validation as a whole since round 6. Round 6's sealed set
- * (engram-r6-sealed) is sealed only and may be absent (it is being written).
+ * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
+ * sealed, scored once and is validation since round 7. Round 7's sealed set (engram-r7-sealed) is
+ * sealed only and may be absent (it is being written).
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -255,29 +256,41 @@ export const ROUND_4_TRAIN: EngramRound = {
   layout: 'field',
 };
 /**
- * Round 5's sealed set, scored once in round 5 and retired in round 6 (its data card): read whole as
- * validation, a pair of writers the shipped model never trains on. Its hard negatives are two files:
- * the minimal pairs of its attacks (writer A, who wrote the attacks) and the standalone ones (writer
- * B, who wrote the memories).
+ * Round 5's sealed set, scored once in round 5, validation in round 6 and dev since round 7 (its data
+ * card): read whole. Its hard negatives are two files: the minimal pairs of its attacks (writer A, who
+ * wrote the attacks) and the standalone ones (writer B, who wrote the memories).
  */
 export const ROUND_5: EngramRound = {
   name: 'engram-r5',
   writer: 'r5',
   benignDir: 'engram-r5-sealed',
   indirectDir: 'engram-r5-sealed',
+  splits: ['dev'],
+  layout: 'retired',
+  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
+};
+/**
+ * Round 6's sealed set, scored once in round 6 and retired in round 7 (its data card): read whole as
+ * validation, a pair of writers the shipped model never trains on. Laid out as round 5's.
+ */
+export const ROUND_6: EngramRound = {
+  name: 'engram-r6',
+  writer: 'r6',
+  benignDir: 'engram-r6-sealed',
+  indirectDir: 'engram-r6-sealed',
   splits: ['validation'],
   layout: 'retired',
   hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
 };
 /**
- * Round 6's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 7's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it. Laid out as round 5's was (attacks, two hard-negative files, memories).
  */
-export const ROUND_6_SEALED: EngramRound = {
-  name: 'engram-r6',
-  writer: 'r6',
-  benignDir: 'engram-r6-sealed',
-  indirectDir: 'engram-r6-sealed',
+export const ROUND_7_SEALED: EngramRound = {
+  name: 'engram-r7',
+  writer: 'r7',
+  benignDir: 'engram-r7-sealed',
+  indirectDir: 'engram-r7-sealed',
   splits: ['sealed'],
   layout: 'per-split',
   hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
@@ -410,8 +423,8 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 }
 
 /**
- * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3
- * (dev), engram-r4-sealed (validation) and engram-r5-sealed (validation, round 6).
+ * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3 and
+ * engram-r5-sealed (dev), engram-r4-sealed and engram-r6-sealed (validation).
  */
 export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_2,
@@ -419,6 +432,7 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_3,
   ROUND_4_SEALED,
   ROUND_5,
+  ROUND_6,
 ];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */

@@ -16,6 +16,9 @@ export interface Segment {
 }
 
 /** Segments shorter than this join the next one (a heading, "Hi Sam,", a bullet mark). */
+/** How a redaction token starts: `[REDACTED:<type>]`, what the screen put in place of a finding. */
+const REDACTED = '[REDACTED:';
+
 const MIN_SEGMENT = 24;
 /** Longer segments are cut (a minified JSON line, a paragraph without stops). */
 const MAX_SEGMENT = 400;
@@ -43,6 +46,15 @@ export function segmentsOf(text: string): Segment[] {
     let cut = i === n;
     if (!cut) {
       const c = text.charCodeAt(i);
+      // A redaction token is a space to the features (collect), so it is no visible text here
+      // either: a redacted copy is cut into the same segments as the text it came from.
+      if (c === 91 && text.startsWith(REDACTED, i)) {
+        const close = text.indexOf(']', i);
+        if (close > 0) {
+          i = close;
+          continue;
+        }
+      }
       if (c !== 32 && c !== 9 && c !== NL && c !== CR) visible++;
       // Too short to stand alone: the piece joins the next sentence or line.
       cut =
@@ -232,7 +244,6 @@ function classOf(h: number): number {
  * the floor and scored 0.49-0.87 against the data threshold of 0.69 (round 5).
  */
 const MIN_WORDS = 4;
-const REDACTED = '[REDACTED:';
 
 /** Feature buckets of the segment being read (reused: no allocation per segment). */
 /**

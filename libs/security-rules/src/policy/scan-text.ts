@@ -80,7 +80,8 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
     );
   }
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
-  const best = scoreWithModel(folded);
+  const read = withoutSensitive(text, findings);
+  const best = scoreWithModel(read === text ? folded : foldForScan(read));
   if (best.score >= modelThreshold(profile)) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
     findings.push({ category: 'injection', type: 'learned_model', ...span });
@@ -89,6 +90,22 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
+
+/**
+ * The text the learned signal reads: each secret or personal-data finding blanked (same length, so
+ * offsets hold). A secret's value is noise to the model, and a redacted copy reads its placeholder
+ * as a space (features.ts), so without this the same write could score differently before and after
+ * redaction: a redacted text screened again (an import of an export, say) would be refused or
+ * redacted whole by a finding the original never had.
+ */
+function withoutSensitive(text: string, findings: readonly Finding[]): string {
+  let out = text;
+  for (const f of findings) {
+    if (isInjection(f) || f.end <= f.start) continue;
+    out = out.slice(0, f.start) + ' '.repeat(f.end - f.start) + out.slice(f.end);
+  }
+  return out;
+}
 
 /**
  * The end of a sentence that reports what some content says, as a condition: "If a fetched page

@@ -59,7 +59,22 @@ describe('redaction properties', () => {
         assert.equal(await screen(once), once);
         assert.deepEqual(scanWrite({ content: once }, { stage2: true, stage3: false }), []);
       }),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        // Found by this property: the learned signal read a secret's value as words and a redaction
+        // token as visible text, so the redacted copy scored above the memory threshold and was
+        // redacted whole on the second pass (scan-text.ts, withoutSensitive; features.ts, segmentsOf).
+        examples: [
+          [{ text: ' password=AAA0A0 \nai 123-45-6789 A\nA sk-aA0aA0AaAAa0a0aaAA0A0a0A A', secrets: [] }],
+          [{ text: 'a\nAI sk-aaaA00a000a0aaAaaaAa0aaa a a. password=0AAAA0 ', secrets: [] }],
+          [
+            {
+              text: ' AKIAIOSFODNN7EXAMPLE Ai\nA sk-AAaa0A0Aaaaa0AAaAA0Aa0AA A A 4111 1111 1111 1111 ',
+              secrets: [],
+            },
+          ],
+        ],
+      },
     );
   });
 
