@@ -15,6 +15,13 @@ export type {
 } from './idempotency/store.ts';
 export { idempotentWriteMethods, isIdempotentWrite } from './idempotency/write-methods.ts';
 export { HealthStatus, ServingStatus } from './health.ts';
+export {
+  InProcessClientStream,
+  InProcessInvoker,
+  InProcessServerStream,
+  InProcessUnaryCall,
+} from './in-process.ts';
+export type { InProcessCallOptions } from './in-process.ts';
 export { createGrpcServer, listen, shutdownServer } from './server.ts';
 export type { ServiceRegistration } from './server.ts';
 export {
