@@ -8,6 +8,7 @@
  *   BENCH_EMBEDDED_ROUNDS=2     turns per mode
  *   BENCH_EMBEDDED_MEMORIES=5000
  *   BENCH_EMBEDDED_QUERIES=3000
+ *   BENCH_EMBEDDED_COMPARE=in-process   or pglite-worker: which decision's modes
  *   BENCH_DOCS=0                print instead of writing docs/benchmarks.md
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -30,11 +31,30 @@ interface Mode {
   readonly settings: Record<string, string>;
 }
 
-/** What is compared: the shipped default and each option it replaced. */
-const MODES: readonly Mode[] = [
-  { name: 'PGlite in a worker thread (PGLITE_WORKER=true)', settings: { PGLITE_WORKER: 'true' } },
-  { name: 'PGlite on the main thread (the default)', settings: { PGLITE_WORKER: 'false' } },
-];
+/**
+ * What is compared: the shipped default and the option it replaced, per decision
+ * (BENCH_EMBEDDED_COMPARE, default in-process).
+ */
+const COMPARISONS: Readonly<Record<string, readonly Mode[]>> = {
+  'in-process': [
+    {
+      name: 'in-process calls (EMBEDDED_IN_PROCESS=true, the default)',
+      settings: { EMBEDDED_IN_PROCESS: 'true' },
+    },
+    { name: 'loopback gRPC (EMBEDDED_IN_PROCESS=false)', settings: { EMBEDDED_IN_PROCESS: 'false' } },
+  ],
+  'pglite-worker': [
+    { name: 'PGlite in a worker thread (PGLITE_WORKER=true)', settings: { PGLITE_WORKER: 'true' } },
+    { name: 'PGlite on the main thread (the default)', settings: { PGLITE_WORKER: 'false' } },
+  ],
+};
+function modesOf(compare: string): readonly Mode[] {
+  const modes = COMPARISONS[compare];
+  if (modes === undefined)
+    throw new Error(`BENCH_EMBEDDED_COMPARE: one of ${Object.keys(COMPARISONS).join(', ')}`);
+  return modes;
+}
+const MODES = modesOf(env.BENCH_EMBEDDED_COMPARE ?? 'in-process');
 
 interface Run {
   readonly writes: LoadResult;

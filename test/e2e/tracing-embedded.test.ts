@@ -97,6 +97,13 @@ for (const engine of ENGINES) {
         'embedded: one provider for the whole process',
       );
 
+      // Each internal call (in-process by default, EMBEDDED_IN_PROCESS) is a CLIENT span, as over gRPC.
+      for (const server of [tree.ingest, tree.store]) {
+        const parent = tree.all.find((s) => s.spanId === server.parentSpanId);
+        assert.equal(parent?.kind, 'client', `${server.name} is called by a CLIENT span`);
+        assert.equal(parent?.name, server.name);
+      }
+
       const redis = tree.all.filter((s) => s.attributes['db.system.name'] === 'redis');
       assert.ok(redis.length > 0, 'the rate limiter Redis call is in the trace');
       assert.ok(redis.every((s) => s.name === 'EVAL' && s.kind === 'client'));

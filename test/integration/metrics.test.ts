@@ -53,7 +53,8 @@ for (const engine of ENGINES) {
       assert.equal(delta(`grpc_server_started_total{${INGEST},grpc_method="AddMemory"}`), 1);
       assert.equal(delta(`grpc_server_handling_seconds_count{${INGEST},grpc_method="AddMemory"}`), 1);
       assert.equal(delta(`grpc_server_handled_total{${RETRIEVAL},grpc_method="Query",grpc_code="OK"}`), 1);
-      // The internal hop to memory-store is a gRPC call too (loopback in embedded mode).
+      // The internal hop to memory-store is a gRPC call too (in-process in embedded mode by default,
+      // counted by the handler binding like a call over the wire).
       assert.ok(
         after.includes('grpc_service="engram.memory.v1.MemoryWriterService"'),
         'memory-store writer RPCs are counted',

@@ -87,6 +87,11 @@ export const engramSchema = {
     min: 0,
     max: 65535,
   }),
+  embeddedInProcess: bool(
+    'EMBEDDED_IN_PROCESS',
+    "All-in-one (embedded) process: the gateway and the services call each other's handlers in-process, with the semantics of a gRPC call (metadata, deadline, cancellation, error status) but no socket (true), or over loopback gRPC to the process's own server (false). The gRPC server listens either way, for external clients. Distributed processes ignore it.",
+    { default: true },
+  ),
   metricsPort: int(
     'ENGRAM_METRICS_PORT',
     'Port of GET /metrics (Prometheus) of a gRPC service process; 0 serves none. Off by default because several processes may share a host; the Kubernetes manifests set 9464. The gateway (and all-in-one) always serve /metrics on ENGRAM_HTTP_PORT.',

@@ -4,6 +4,9 @@ import { channelServiceConfig } from './service-config.ts';
 
 export const INTERNAL_TOKEN_HEADER = 'x-engram-internal-token';
 
+/** The deadline of a call from one service to another (`unary`'s default, and in-process calls'). */
+export const PEER_CALL_TIMEOUT_MS = 30_000;
+
 const CLIENT_OPTIONS = {
   'grpc.max_receive_message_length': 16 * 1024 * 1024,
   'grpc.max_send_message_length': 16 * 1024 * 1024,
@@ -56,7 +59,7 @@ export function unary<Req, Res>(
   ) => unknown,
   req: Req,
   md: Metadata,
-  timeoutMs = 30_000,
+  timeoutMs = PEER_CALL_TIMEOUT_MS,
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
     fn(req, md, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {

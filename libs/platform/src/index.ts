@@ -9,5 +9,5 @@ export type { ComposedService, ServiceFactory } from './serve.ts';
 export { serveMetrics } from './metrics-endpoint.ts';
 export type { MetricsEndpoint } from './metrics-endpoint.ts';
 export { embeddingSettings } from './embedding-settings.ts';
-export { configuredPeers, loopbackPeers } from './peers.ts';
+export { configuredPeers, inProcessPeers, loopbackPeers } from './peers.ts';
 export type { Peers } from './peers.ts';

@@ -1,4 +1,5 @@
 import type { EngramConfig } from '@engram/config';
+import type { InProcessInvoker } from '@engram/grpc-kit';
 
 /**
  * Where the other services are. Functions, because in embedded mode every service is on the one
@@ -10,6 +11,11 @@ export interface Peers {
   readonly retrievalRanking: () => string;
   readonly aceFeedback: () => string;
   readonly securityAdmin: () => string;
+  /**
+   * Embedded with EMBEDDED_IN_PROCESS: the handlers of this process's gRPC server, which the
+   * services' clients call instead of dialling the addresses (available once the server is built).
+   */
+  readonly inProcess?: () => InProcessInvoker;
 }
 
 export function configuredPeers(config: EngramConfig): Peers {
@@ -31,4 +37,12 @@ export function loopbackPeers(address: () => string): Peers {
     aceFeedback: address,
     securityAdmin: address,
   };
+}
+
+/**
+ * Every peer in this process, its handlers called in-process (embedded, EMBEDDED_IN_PROCESS); the
+ * address stays for what still dials it (external clients, readiness output).
+ */
+export function inProcessPeers(address: () => string, invoker: () => InProcessInvoker): Peers {
+  return { ...loopbackPeers(address), inProcess: invoker };
 }

@@ -38,13 +38,20 @@ export async function serveServices(
   proc: ServiceProcess,
   composed: Pick<ComposedService, 'names' | 'services'>,
   port: number = proc.config.grpcPort,
-): Promise<{ port: number; health: HealthStatus; metricsPort: number | undefined }> {
+): Promise<{
+  port: number;
+  health: HealthStatus;
+  metricsPort: number | undefined;
+  /** Everything the server carries (the services and their health), for an in-process invoker. */
+  services: readonly ServiceRegistration[];
+}> {
   const { names } = composed;
   const health = proc.health(names);
-  const server = createGrpcServer([
+  const services = [
     ...composed.services,
     { definition: HealthStatus.definition, implementation: health.implementation() },
-  ]);
+  ];
+  const server = createGrpcServer(services);
   const { host, metricsPort } = proc.config;
   // Before the gRPC port, so that a taken metrics port fails the start with nothing left listening.
   const endpoint: MetricsEndpoint | undefined =
@@ -60,7 +67,7 @@ export async function serveServices(
   );
   if (endpoint) proc.runtime.onShutdown('metrics endpoint', () => endpoint.close(), 'server');
   proc.logger.info({ port: actual, services: names, metrics_port: endpoint?.port }, 'gRPC server listening');
-  return { port: actual, health, metricsPort: endpoint?.port };
+  return { port: actual, health, metricsPort: endpoint?.port, services };
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   otlpTracesUrl,
   rememberMessageOrigin,
   sqlOperation,
+  startGrpcClientSpan,
   startHttpServerSpan,
   startTracing,
   traceClientCall,

@@ -2,7 +2,7 @@ import { bindService } from '@engram/grpc-kit';
 import type { ComposedService, Peers, ServiceProcess } from '@engram/platform';
 import { AceServiceService } from '@engram/proto/engram/ace/v1/ace';
 import { aceMigrations } from '../migrations/index.ts';
-import { GrpcWritePipeline } from './clients/ingest-client.ts';
+import { GrpcWritePipeline, InProcessWritePipeline } from './clients/ingest-client.ts';
 import { aceConfig } from './config.ts';
 import { aceHandlers } from './handlers/ace-handlers.ts';
 import { KnexConsolidationLog } from './storage/consolidation-log.ts';
@@ -25,7 +25,10 @@ export async function composeAceFeedback(proc: ServiceProcess, peers: Peers): Pr
   const { screening } = aceConfig(proc.config);
   const db = await proc.database(aceMigrations);
   const { notifyCommitted } = await proc.events();
-  const pipeline = new GrpcWritePipeline(peers.ingestSecurity, proc.secrets.internalToken);
+  const token = proc.secrets.internalToken;
+  const pipeline = peers.inProcess
+    ? new InProcessWritePipeline(peers.inProcess, token)
+    : new GrpcWritePipeline(peers.ingestSecurity, token);
   proc.addCloser('ingest-security client', () => pipeline.close());
   const handlers = aceHandlers({
     votes: new KnexVoteRepository(db, notifyCommitted),

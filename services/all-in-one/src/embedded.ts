@@ -4,7 +4,8 @@ import { createGateway, buildUpstreams } from '@engram/gateway';
 import { composeAceFeedback } from '@engram/ace-feedback';
 import { composeIngestSecurity } from '@engram/ingest-security';
 import { composeMemoryStore } from '@engram/memory-store';
-import { loopbackPeers, serveServices, ServiceProcess } from '@engram/platform';
+import { InProcessInvoker } from '@engram/grpc-kit';
+import { inProcessPeers, loopbackPeers, serveServices, ServiceProcess } from '@engram/platform';
 import { composeRetrievalRanking } from '@engram/retrieval-ranking';
 import { composeSecurityAdmin } from '@engram/security-admin';
 import type { Logger } from '@engram/logger';
@@ -26,15 +27,26 @@ export interface Embedded {
  * The whole suite in one process: each service's own compose (the same factories the distributed
  * processes run) on one ServiceProcess, so they share one database, outbox relay and authenticator;
  * every service on one gRPC server, the gateway in front. PGlite in the data directory and the
- * in-process bus unless DATABASE_URL / NATS_URL say otherwise. Same handlers, same wire:
- * ingest-security reaches memory-store over loopback gRPC. One Runtime stops it all: the gateway
+ * in-process bus unless DATABASE_URL / NATS_URL say otherwise. Same handlers, same call semantics:
+ * with EMBEDDED_IN_PROCESS (the default) the gateway and the services (ingest-security to
+ * memory-store, ace-feedback and security-admin to ingest-security) call the server's handlers
+ * in-process (InProcessInvoker: metadata, deadline, cancellation, error status and traces as over
+ * gRPC, without a socket); without it, over loopback gRPC to this process's own port. The gRPC
+ * server listens either way, for external clients. One Runtime stops it all: the gateway
  * (ingress), the gRPC server, the clients, the relay and the pools, then the traces.
  */
 export async function startEmbedded(config: EngramConfig, logger?: Logger): Promise<Embedded> {
   const proc = await ServiceProcess.open({ config, service: 'engram', logger });
   try {
     let grpcAddress = '';
-    const peers = loopbackPeers(() => grpcAddress);
+    let invoker: InProcessInvoker | undefined;
+    const inProcess = () => {
+      if (invoker === undefined) throw new Error('in-process call before the gRPC server was built');
+      return invoker;
+    };
+    const peers = config.embeddedInProcess
+      ? inProcessPeers(() => grpcAddress, inProcess)
+      : loopbackPeers(() => grpcAddress);
     // memory-store first: it migrates the store and pins the embedding space the others read.
     const store = await composeMemoryStore(proc, peers);
     const ingest = await composeIngestSecurity(proc, peers);
@@ -45,11 +57,13 @@ export async function startEmbedded(config: EngramConfig, logger?: Logger): Prom
       await composeAceFeedback(proc, peers),
       await composeSecurityAdmin(proc, peers),
     ];
-    const { port: grpcPort } = await serveServices(proc, {
+    const { port: grpcPort, services } = await serveServices(proc, {
       names: parts.flatMap((p) => p.names),
       services: parts.flatMap((p) => p.services),
     });
     grpcAddress = `127.0.0.1:${grpcPort}`;
+    // The same registrations the server carries, health included: one set of handlers, two ways in.
+    if (config.embeddedInProcess) invoker = new InProcessInvoker(services);
     const gateway = createGateway({
       upstreams: buildUpstreams({
         ingestSecurityAddr: grpcAddress,
@@ -58,6 +72,7 @@ export async function startEmbedded(config: EngramConfig, logger?: Logger): Prom
         aceFeedbackAddr: grpcAddress,
         securityAdminAddr: grpcAddress,
       }),
+      ...(invoker ? { inProcess: invoker } : {}),
       logger: proc.logger,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       // In-process, the gateway holds the token the services check its channel proof against.

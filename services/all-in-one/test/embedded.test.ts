@@ -49,40 +49,42 @@ describe('the all-in-one process (PGlite)', function () {
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('serves all five services on one gRPC server, each SERVING, behind the gateway', async () => {
-    const config = configFor(dataDir);
-    const engram = await startEmbedded(config, logger);
-    const health = createClient(HealthClient, `127.0.0.1:${engram.grpcPort}`);
-    try {
-      for (const service of [
-        'engram.ingest.v1.IngestService',
-        'engram.memory.v1.MemoryStoreService',
-        'engram.memory.v1.MemoryWriterService',
-        'engram.admin.v1.AdminService',
-        'engram.retrieval.v1.RetrievalService',
-        'engram.ace.v1.AceService',
-        'engram.security.v1.SecurityAdminService',
-      ]) {
-        const res = await unary(health.check.bind(health), { service }, new Metadata());
-        assert.equal(res.status, HealthCheckResponse_ServingStatus.SERVING, service);
+  for (const inProcess of ['true', 'false'])
+    it(`serves all five services on one gRPC server, each SERVING, behind the gateway (EMBEDDED_IN_PROCESS=${inProcess})`, async () => {
+      const config = configFor(dataDir, { EMBEDDED_IN_PROCESS: inProcess });
+      assert.equal(config.embeddedInProcess, inProcess === 'true');
+      const engram = await startEmbedded(config, logger);
+      const health = createClient(HealthClient, `127.0.0.1:${engram.grpcPort}`);
+      try {
+        for (const service of [
+          'engram.ingest.v1.IngestService',
+          'engram.memory.v1.MemoryStoreService',
+          'engram.memory.v1.MemoryWriterService',
+          'engram.admin.v1.AdminService',
+          'engram.retrieval.v1.RetrievalService',
+          'engram.ace.v1.AceService',
+          'engram.security.v1.SecurityAdminService',
+        ]) {
+          const res = await unary(health.check.bind(health), { service }, new Metadata());
+          assert.equal(res.status, HealthCheckResponse_ServingStatus.SERVING, service);
+        }
+        const api = new ApiClient(`http://127.0.0.1:${engram.httpPort}`, config.serviceApiKey);
+        const add = await api.post<{ id: string }>('/memories/add', {
+          content: 'The nightly export runs at 02:00 UTC.',
+          agent_id: 'planner',
+        });
+        assert.equal(add.status, 200, add.text);
+        const found = await api.post<{ memories: { id: string }[] }>('/memories/query', {
+          query: 'when does the nightly export run',
+          agent_id: 'planner',
+        });
+        assert.equal(found.status, 200, found.text);
+        assert.equal(found.body.memories[0]?.id, add.body.id, 'written by one service, found by another');
+      } finally {
+        health.close();
+        await engram.stop();
       }
-      const api = new ApiClient(`http://127.0.0.1:${engram.httpPort}`, config.serviceApiKey);
-      const add = await api.post<{ id: string }>('/memories/add', {
-        content: 'The nightly export runs at 02:00 UTC.',
-        agent_id: 'planner',
-      });
-      assert.equal(add.status, 200, add.text);
-      const found = await api.post<{ memories: { id: string }[] }>('/memories/query', {
-        query: 'when does the nightly export run',
-        agent_id: 'planner',
-      });
-      assert.equal(found.status, 200, found.text);
-      assert.equal(found.body.memories[0]?.id, add.body.id, 'written by one service, found by another');
-    } finally {
-      health.close();
-      await engram.stop();
-    }
-  });
+    });
 
   it('stops in one ordered shutdown: gateway, gRPC server, clients, relay, pools, traces; both ports closed', async () => {
     const engram = await startEmbedded(configFor(dataDir), logger);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { ClientReadableStream } from '@grpc/grpc-js';
 import { errorBody } from './error-writer.ts';
 import type { GatewayError } from './gateway-error.ts';
+import type { UpstreamStream } from './upstream.ts';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 
@@ -16,16 +16,12 @@ export interface NdjsonOptions {
 
 /**
  * Relays a server-streaming call as NDJSON, one object per line, in constant memory: when the
- * socket buffer is full the gRPC stream is paused (and HTTP/2 flow control slows the upstream)
- * until it drains. The status line waits for the first row, so a call that fails at once still
+ * socket buffer is full the gRPC stream is paused (and flow control, HTTP/2's or the in-process
+ * stream's, holds the upstream) until it drains. The status line waits for the first row, so a call that fails at once still
  * gets a proper error status; a failure after rows were sent ends the body with one last line
  * `{"error": {...}}`. A client that disconnects cancels the call.
  */
-export function relayNdjson(
-  call: ClientReadableStream<Buffer>,
-  res: ServerResponse,
-  opts: NdjsonOptions,
-): Promise<void> {
+export function relayNdjson(call: UpstreamStream, res: ServerResponse, opts: NdjsonOptions): Promise<void> {
   return new Promise<void>((resolve) => {
     let settled = false;
     const finish = () => {

@@ -5,7 +5,7 @@ import {
   HealthCheckResponse_ServingStatus,
   HealthService,
 } from '@engram/proto/grpc/health/v1/health';
-import { unaryOn, type UpstreamPool } from './upstream.ts';
+import type { Upstreams } from './upstream.ts';
 
 /** The readiness of one upstream address, as /readyz reports it. */
 export interface UpstreamReadiness {
@@ -23,18 +23,18 @@ export interface ReadinessReport {
 export const READINESS_TIMEOUT_MS = 1000;
 
 /**
- * Asks every distinct upstream grpc.health.v1.Health/Check("") over the channel the gateway uses
- * for its calls; ready only when all answer SERVING within the timeout.
+ * Asks every distinct upstream grpc.health.v1.Health/Check("") the way the gateway makes its calls
+ * (its channel, or in-process when embedded); ready only when all answer SERVING within the timeout.
  */
 export async function checkReadiness(
-  pool: UpstreamPool,
+  pool: Upstreams,
   timeoutMs: number = READINESS_TIMEOUT_MS,
 ): Promise<ReadinessReport> {
   const request = HealthCheckRequest.encode({ service: '' }).finish();
   const upstreams = await Promise.all(
     [...pool.addresses()].map(async ([address, services]): Promise<UpstreamReadiness> => {
       try {
-        const bytes = await unaryOn(pool.clientFor(address), HealthService.check.path, request, {
+        const bytes = await pool.unaryAt(address, HealthService.check.path, request, {
           metadata: new Metadata(),
           deadline: new Date(Date.now() + timeoutMs),
         });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { channelProof, type MethodName } from '@engram/grpc-kit';
+import { channelProof, type InProcessInvoker, type MethodName } from '@engram/grpc-kit';
 import { readDescriptorSet } from '@engram/proto/descriptor';
 import { runWithRequestContext, type Logger } from '@engram/logger';
 import { startHttpServerSpan } from '@engram/telemetry';
@@ -20,7 +20,8 @@ import { pickRequestId } from './request-id.ts';
 import { isReadOnly, RouteTable, type Route } from './route-table.ts';
 import { StatusFieldRenderer } from './item-status.ts';
 import { transcode, type TranscodeDeps } from './transcode.ts';
-import { UpstreamPool } from './upstream.ts';
+import { InProcessUpstreams } from './in-process-upstreams.ts';
+import { UpstreamPool, type Upstreams } from './upstream.ts';
 
 /** How long an idle client connection is kept open (announced in the Keep-Alive header). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -32,6 +33,11 @@ export interface GatewayDeps {
   readonly descriptorSet?: Uint8Array;
   /** Proto service full name -> "host:port". */
   readonly upstreams: Readonly<Record<string, string>>;
+  /**
+   * Embedded (EMBEDDED_IN_PROCESS): the handlers of the process's own gRPC server, called in-process
+   * instead of over channels to the `upstreams` addresses (which then only name them).
+   */
+  readonly inProcess?: InProcessInvoker;
   readonly logger: Logger;
   /** Where /metrics comes from; a new registry when absent. */
   readonly metrics?: MetricsRegistry;
@@ -60,13 +66,18 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Creates the REST gateway: the route table from the descriptors, one channel per upstream. */
+/**
+ * Creates the REST gateway: the route table from the descriptors, one channel per upstream (or the
+ * in-process handlers, embedded).
+ */
 export function createGateway(deps: GatewayDeps): Gateway {
   const registry =
     deps.registry ??
     createFileRegistry(fromBinary(FileDescriptorSetSchema, deps.descriptorSet ?? readDescriptorSet()));
   const table = RouteTable.fromRegistry(registry);
-  const pool = new UpstreamPool(deps.upstreams, readOnlyMethods(table.routes));
+  const pool: Upstreams = deps.inProcess
+    ? new InProcessUpstreams(deps.upstreams, deps.inProcess)
+    : new UpstreamPool(deps.upstreams, readOnlyMethods(table.routes));
   const metrics = createGatewayMetrics(deps.metrics);
   const log = deps.logger.child({ component: 'gateway' });
   const upstreamState = new DependencyState(log);

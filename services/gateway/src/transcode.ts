@@ -10,12 +10,12 @@ import type { StatusFieldRenderer } from './item-status.ts';
 import { relayNdjson } from './ndjson-stream.ts';
 import { bindRequest } from './request-binding.ts';
 import { isReadOnly, type Route } from './route-table.ts';
-import type { UpstreamPool } from './upstream.ts';
+import type { Upstreams } from './upstream.ts';
 
 /** What the transcoder needs; built once by createGateway. */
 export interface TranscodeDeps {
   readonly registry: Registry;
-  readonly pool: UpstreamPool;
+  readonly pool: Upstreams;
   readonly unaryTimeoutMs: number;
   readonly maxBodyBytes: number;
   /** Renders google.rpc.Status fields of responses (refused batch items) as the error body's object. */

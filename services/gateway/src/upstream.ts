@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   Client,
   credentials,
@@ -39,7 +40,29 @@ export interface UnaryCallOptions {
   readonly signal?: AbortSignal;
 }
 
-export class UpstreamPool {
+/** A server-streaming call as the gateway reads it: raw messages, then 'end'; 'error'; cancel(). */
+export type UpstreamStream = Readable & { cancel(): void };
+
+/**
+ * How the gateway reaches the services: over grpc-js channels (UpstreamPool), or in the embedded
+ * suite by calling their handlers in this process (InProcessUpstreams). Failures are grpc-js
+ * ServiceErrors either way, so that the error table maps both alike.
+ */
+export interface Upstreams {
+  /** The distinct addresses, each with the services behind it (what /readyz checks and names). */
+  addresses(): Map<string, string[]>;
+  hasService(service: string): boolean;
+  /** A unary call; rejects with the ServiceError (code, details, trailing metadata). */
+  unary(service: string, grpcPath: string, request: Uint8Array, opts: UnaryCallOptions): Promise<Buffer>;
+  /** A server-streaming call; the stream yields raw response messages. */
+  serverStream(service: string, grpcPath: string, request: Uint8Array, metadata: Metadata): UpstreamStream;
+  /** A unary call to one address, whichever services it serves (readiness asks each its health). */
+  unaryAt(address: string, grpcPath: string, request: Uint8Array, opts: UnaryCallOptions): Promise<Buffer>;
+  /** Closes what the calls use; calls still running fail. */
+  close(): void;
+}
+
+export class UpstreamPool implements Upstreams {
   private readonly clients = new Map<string, Client>();
   private readonly byService: ReadonlyMap<string, string>;
 
@@ -104,6 +127,10 @@ export class UpstreamPool {
   ): ClientReadableStream<Buffer> {
     const client = this.clientOfService(service);
     return client.makeServerStreamRequest(grpcPath, identity, identity, toBuffer(request), metadata, {});
+  }
+
+  unaryAt(address: string, grpcPath: string, request: Uint8Array, opts: UnaryCallOptions): Promise<Buffer> {
+    return unaryOn(this.clientFor(address), grpcPath, request, opts);
   }
 
   /** Closes every channel; calls still running fail with CANCELLED/UNAVAILABLE. */

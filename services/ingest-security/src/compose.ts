@@ -5,7 +5,7 @@ import { bindService, INTERNAL_TOKEN_HEADER } from '@engram/grpc-kit';
 import type { ComposedService, Peers, ServiceProcess } from '@engram/platform';
 import type { Metadata } from '@grpc/grpc-js';
 import { IngestServiceService } from '@engram/proto/engram/ingest/v1/ingest';
-import { GrpcMemoryWriter } from './clients/memory-writer-client.ts';
+import { GrpcMemoryWriter, InProcessMemoryWriter } from './clients/memory-writer-client.ts';
 import { ingestConfig } from './config.ts';
 import { ingestHandlers } from './handlers/ingest-handlers.ts';
 
@@ -41,7 +41,10 @@ export async function composeIngestSecurity(
   peers: Peers,
 ): Promise<ComposedService & { policyVersion: string }> {
   const settings = { ...ingestConfig(proc.config), metrics: proc.metrics };
-  const writer = new GrpcMemoryWriter(peers.memoryStore, proc.secrets.internalToken);
+  const token = proc.secrets.internalToken;
+  const writer = peers.inProcess
+    ? new InProcessMemoryWriter(peers.inProcess, token)
+    : new GrpcMemoryWriter(peers.memoryStore, token);
   proc.addCloser('memory-store client', () => writer.close());
   const binding = await proc.binding(
     'ingest-security',

@@ -1,7 +1,7 @@
 import { bindService } from '@engram/grpc-kit';
 import type { ComposedService, Peers, ServiceProcess } from '@engram/platform';
 import { SecurityAdminServiceService } from '@engram/proto/engram/security/v1/security';
-import { GrpcScanClient } from './clients/scan-client.ts';
+import { GrpcScanClient, InProcessScanClient } from './clients/scan-client.ts';
 import { securityAdminConfig } from './config.ts';
 import { securityAdminHandlers } from './handlers/security-admin-handlers.ts';
 import { KnexSecurityReadRepository } from './storage/security-read-repository.ts';
@@ -14,7 +14,10 @@ export const SECURITY_ADMIN_SERVICE_NAMES = ['engram.security.v1.SecurityAdminSe
  */
 export async function composeSecurityAdmin(proc: ServiceProcess, peers: Peers): Promise<ComposedService> {
   const { published } = securityAdminConfig(proc.config);
-  const scanner = new GrpcScanClient(peers.ingestSecurity, proc.secrets.internalToken);
+  const token = proc.secrets.internalToken;
+  const scanner = peers.inProcess
+    ? new InProcessScanClient(peers.inProcess, token)
+    : new GrpcScanClient(peers.ingestSecurity, token);
   proc.addCloser('ingest-security client', () => scanner.close());
   const handlers = securityAdminHandlers({
     repo: new KnexSecurityReadRepository(await proc.database()),

@@ -12,6 +12,8 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Context,
+  type Span,
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
@@ -88,34 +90,63 @@ export function traceGrpcServerCall<T>(
   );
 }
 
+/** The CLIENT span of an outgoing call made while a span is active; undefined outside any trace. */
+function startClientSpan(path: string): { span: Span; parent: Context } | undefined {
+  const tracer = activeTracer();
+  const parent = context.active();
+  if (tracer === undefined || trace.getSpan(parent) === undefined) return undefined;
+  const { name, attributes } = rpcAttributes(path);
+  return { span: tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent), parent };
+}
+
+function endClientSpan(span: Span, code: GrpcStatus): void {
+  span.setAttribute(ATTR.rpcGrpcStatusCode, code);
+  if (code !== GrpcStatus.OK) {
+    span.setAttribute(ATTR.errorType, GrpcStatus[code] ?? String(code));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
 /**
  * A CLIENT span around each outgoing call made while a span is active, whose context it writes into
  * the call's metadata. Calls made outside any trace (readiness probes) pass through untouched.
  */
 const tracingInterceptor: Interceptor = (options, nextCall) => {
-  const tracer = activeTracer();
-  const parent = context.active();
-  if (tracer === undefined || trace.getSpan(parent) === undefined)
-    return new InterceptingCall(nextCall(options));
-  const { name, attributes } = rpcAttributes(options.method_definition.path);
-  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+  const started = startClientSpan(options.method_definition.path);
+  if (started === undefined) return new InterceptingCall(nextCall(options));
+  const { span, parent } = started;
   return new InterceptingCall(nextCall(options), {
     start(metadata, listener, next) {
       propagation.inject(trace.setSpan(parent, span), metadata, metadataSetter);
       next(metadata, {
         onReceiveStatus(status: StatusObject, nextStatus: (s: StatusObject) => void) {
-          span.setAttribute(ATTR.rpcGrpcStatusCode, status.code);
-          if (status.code !== GrpcStatus.OK) {
-            span.setAttribute(ATTR.errorType, GrpcStatus[status.code] ?? String(status.code));
-            span.setStatus({ code: SpanStatusCode.ERROR });
-          }
-          span.end();
+          endClientSpan(span, status.code);
           nextStatus(status);
         },
       });
     },
   });
 };
+
+/**
+ * The CLIENT span of a call that does not go through a grpc-js channel (the embedded suite calling a
+ * handler in-process): the span the client interceptor would make, its context written into
+ * `metadata` for the handler's server span to continue. Returns what ends it with the call's status
+ * code; outside any trace (or with tracing off) nothing is recorded and `metadata` is left alone.
+ */
+export function startGrpcClientSpan(path: string, metadata: Metadata): (code: GrpcStatus) => void {
+  const started = startClientSpan(path);
+  if (started === undefined) return () => {};
+  const { span, parent } = started;
+  propagation.inject(trace.setSpan(parent, span), metadata, metadataSetter);
+  let ended = false;
+  return (code) => {
+    if (ended) return;
+    ended = true;
+    endClientSpan(span, code);
+  };
+}
 
 /**
  * The `interceptors` option of a gRPC client: the tracing interceptor while tracing is on, none

@@ -1,7 +1,7 @@
 export { ATTR } from './attributes.ts';
 export { traceClientCall } from './client-span.ts';
 export { errorType } from './error-type.ts';
-export { grpcClientInterceptors, traceGrpcServerCall } from './grpc.ts';
+export { grpcClientInterceptors, startGrpcClientSpan, traceGrpcServerCall } from './grpc.ts';
 export { startHttpServerSpan } from './http-server.ts';
 export type { HttpServerSpan } from './http-server.ts';
 export { sqlOperation, traceKnexQueries } from './knex.ts';

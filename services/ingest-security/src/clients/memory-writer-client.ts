@@ -1,9 +1,30 @@
 import { callerMetadata, type Caller } from '@engram/auth';
-import { createClient, unary } from '@engram/grpc-kit';
-import type { Deprecation, MemoryDraft } from '@engram/memory-model';
-import { MemoryWriterServiceClient } from '@engram/proto/engram/memory/v1/memory_store';
+import { createClient, PEER_CALL_TIMEOUT_MS, unary, type InProcessInvoker } from '@engram/grpc-kit';
+import type { Deprecation, MemoryDraft, WriteResult } from '@engram/memory-model';
+import {
+  MemoryWriterServiceClient,
+  MemoryWriterServiceService,
+  type PersistMemoriesRequest,
+  type PersistMemoriesResponse,
+} from '@engram/proto/engram/memory/v1/memory_store';
 import type { AuditEventInput, MemoryWriter } from '../domain/ports.ts';
 import { deprecationToProto, draftToProto, writeResultFromProto } from '@engram/memories';
+
+/** One all-or-nothing PersistMemories: the drafts and the deprecations they carry. */
+function persistRequest(
+  drafts: readonly MemoryDraft[],
+  deprecations: readonly Deprecation[],
+): PersistMemoriesRequest {
+  return {
+    drafts: drafts.map(draftToProto),
+    atomic: true,
+    deprecations: deprecations.map(deprecationToProto),
+  };
+}
+
+function persistAnswer(res: PersistMemoriesResponse): { results: WriteResult[]; deprecatedIds: string[] } {
+  return { results: res.results.map(writeResultFromProto), deprecatedIds: res.deprecated_ids };
+}
 
 /** memory-store's MemoryWriterService over gRPC, with the caller's key and the internal token. */
 export class GrpcMemoryWriter implements MemoryWriter {
@@ -26,10 +47,10 @@ export class GrpcMemoryWriter implements MemoryWriter {
   async persist(drafts: readonly MemoryDraft[], caller: Caller, deprecations: readonly Deprecation[] = []) {
     const res = await unary(
       this.client.persistMemories.bind(this.client),
-      { drafts: drafts.map(draftToProto), atomic: true, deprecations: deprecations.map(deprecationToProto) },
+      persistRequest(drafts, deprecations),
       callerMetadata(caller, this.internalToken),
     );
-    return { results: res.results.map(writeResultFromProto), deprecatedIds: res.deprecated_ids };
+    return persistAnswer(res);
   }
 
   async recordEvent(event: AuditEventInput, caller: Caller): Promise<void> {
@@ -43,4 +64,39 @@ export class GrpcMemoryWriter implements MemoryWriter {
   close(): void {
     this.clientInstance?.close();
   }
+}
+
+/**
+ * memory-store's MemoryWriterService in the same process (embedded, EMBEDDED_IN_PROCESS): its
+ * handlers called with the metadata GrpcMemoryWriter sends, so that authentication of the internal
+ * token, the channel proof and the audit record are the same as over gRPC.
+ */
+export class InProcessMemoryWriter implements MemoryWriter {
+  constructor(
+    private readonly invoker: () => InProcessInvoker,
+    private readonly internalToken: string,
+  ) {}
+
+  private options(caller: Caller) {
+    return {
+      metadata: callerMetadata(caller, this.internalToken),
+      deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS),
+    };
+  }
+
+  async persist(drafts: readonly MemoryDraft[], caller: Caller, deprecations: readonly Deprecation[] = []) {
+    const res = await this.invoker().call(
+      MemoryWriterServiceService.persistMemories,
+      persistRequest(drafts, deprecations),
+      this.options(caller),
+    );
+    return persistAnswer(res);
+  }
+
+  async recordEvent(event: AuditEventInput, caller: Caller): Promise<void> {
+    await this.invoker().call(MemoryWriterServiceService.recordAuditEvent, event, this.options(caller));
+  }
+
+  /** Nothing to close: the handlers belong to the server, which the runtime stops. */
+  close(): void {}
 }

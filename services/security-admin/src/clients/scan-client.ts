@@ -1,13 +1,26 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { createClient, forwardMetadata, unary } from '@engram/grpc-kit';
+import {
+  createClient,
+  forwardMetadata,
+  PEER_CALL_TIMEOUT_MS,
+  unary,
+  type InProcessInvoker,
+} from '@engram/grpc-kit';
 import {
   IngestServiceClient,
+  IngestServiceService,
   type ScanContentRequest,
   type ScanContentResponse,
 } from '@engram/proto/engram/ingest/v1/ingest';
 
 /** ingest-security's internal ScanContent, called with the caller's key and the internal token. */
-export class GrpcScanClient {
+/** What security-admin's scan handler asks ingest-security. */
+export interface ScanClient {
+  scan(req: ScanContentRequest, caller: Metadata): Promise<ScanContentResponse>;
+  close(): void;
+}
+
+export class GrpcScanClient implements ScanClient {
   private clientInstance: IngestServiceClient | undefined;
 
   constructor(
@@ -27,4 +40,25 @@ export class GrpcScanClient {
   close(): void {
     this.clientInstance?.close();
   }
+}
+
+/**
+ * ingest-security's ScanContent in the same process (embedded, EMBEDDED_IN_PROCESS), called with the
+ * metadata GrpcScanClient forwards.
+ */
+export class InProcessScanClient implements ScanClient {
+  constructor(
+    private readonly invoker: () => InProcessInvoker,
+    private readonly internalToken: string,
+  ) {}
+
+  scan(req: ScanContentRequest, caller: Metadata): Promise<ScanContentResponse> {
+    return this.invoker().call(IngestServiceService.scanContent, req, {
+      metadata: forwardMetadata(caller, this.internalToken),
+      deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS),
+    });
+  }
+
+  /** Nothing to close: the handlers belong to the server, which the runtime stops. */
+  close(): void {}
 }

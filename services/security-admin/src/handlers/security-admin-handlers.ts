@@ -5,7 +5,7 @@ import { formatOf } from '@engram/integrity';
 import { toProtoMemory, type VerifiedReader } from '@engram/memories';
 import type { SecurityAdminServiceService } from '@engram/proto/engram/security/v1/security';
 import { ID_MAX_LENGTH, validateId } from '@engram/security-rules';
-import type { GrpcScanClient } from '../clients/scan-client.ts';
+import type { ScanClient } from '../clients/scan-client.ts';
 import { auditQuery } from '../domain/audit-query.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { pageLimit } from '../domain/page-limit.ts';
@@ -16,7 +16,7 @@ import type { SecurityAdminConfig } from '../config.ts';
 export interface SecurityAdminDeps extends SecurityAdminConfig {
   readonly repo: SecurityReadRepository;
   readonly reader: VerifiedReader;
-  readonly scanner: GrpcScanClient;
+  readonly scanner: ScanClient;
 }
 
 /** /security/*: privileged or system principals only, every route checks it first. */
