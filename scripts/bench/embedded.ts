@@ -8,7 +8,7 @@
  *   BENCH_EMBEDDED_ROUNDS=2     turns per mode
  *   BENCH_EMBEDDED_MEMORIES=5000
  *   BENCH_EMBEDDED_QUERIES=3000
- *   BENCH_EMBEDDED_COMPARE=in-process   or pglite-worker: which decision's modes
+ *   BENCH_EMBEDDED_COMPARE=in-process   or pglite-worker, pglite-hnsw: which decision's modes
  *   BENCH_DOCS=0                print instead of writing docs/benchmarks.md
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -42,6 +42,13 @@ const COMPARISONS: Readonly<Record<string, readonly Mode[]>> = {
       settings: { EMBEDDED_IN_PROCESS: 'true' },
     },
     { name: 'loopback gRPC (EMBEDDED_IN_PROCESS=false)', settings: { EMBEDDED_IN_PROCESS: 'false' } },
+  ],
+  // The hash space's HNSW build on PGlite: the PostgreSQL default (m 24 / ef_construction 200)
+  // against two smaller builds (each HNSW insert is WASM on the one thread of the process).
+  'pglite-hnsw': [
+    { name: 'hash HNSW m 24 / ef_construction 200', settings: { HNSW_M: '24', HNSW_EF_CONSTRUCTION: '200' } },
+    { name: 'hash HNSW m 16 / ef_construction 128', settings: { HNSW_M: '16', HNSW_EF_CONSTRUCTION: '128' } },
+    { name: 'hash HNSW m 16 / ef_construction 64', settings: { HNSW_M: '16', HNSW_EF_CONSTRUCTION: '64' } },
   ],
   'pglite-worker': [
     { name: 'PGlite in a worker thread (PGLITE_WORKER=true)', settings: { PGLITE_WORKER: 'true' } },
