@@ -3,6 +3,7 @@ import {
   PGVECTOR_DEFAULTS,
   HNSW_INDEX_NAME,
   HNSW_INDEX_PARAMS,
+  PGLITE_HASH_PARAMS,
   hnswDefaults,
   hnswIndexParams,
   migrateLatest,
@@ -35,11 +36,14 @@ for (const engine of ENGINES) {
       await store?.close();
     });
 
-    it('is built with the shared parameters when a store pins its embedding space', async () => {
+    it('is built with the hash space’s parameters for its engine when a store pins its embedding space', async () => {
       assert.equal(await hnswIndexParams(db.knex), undefined);
       await pinEmbeddingSpace(db, { provider: 'hash', model: 'engram-hash-v1', dimensions: 8 });
-      assert.deepEqual(await hnswIndexParams(db.knex), { ...HNSW_INDEX_PARAMS });
-      assert.deepEqual(await pinnedHnswSettings(db.knex), { ...HNSW_INDEX_PARAMS, efSearch: 200 });
+      // The embedded store builds a smaller graph: each insert is WASM on the process's one thread.
+      const build = engine === 'pglite' ? PGLITE_HASH_PARAMS : HNSW_INDEX_PARAMS;
+      assert.deepEqual(await hnswIndexParams(db.knex), { ...build });
+      assert.deepEqual(await pinnedHnswSettings(db.knex), { ...build, efSearch: 200 });
+      assert.deepEqual(hnswDefaults('hash', engine), { ...build, efSearch: 200 });
     });
 
     it('is rebuilt once by the migration when an older store has pgvector’s defaults, then left alone', async () => {

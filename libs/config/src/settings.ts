@@ -55,12 +55,12 @@ export const engramSchema = {
   ),
   hnswM: optionalInt(
     'HNSW_M',
-    'HNSW graph degree (pgvector m) of the embedding index, used when the store is initialised (its embedding space pinned) and by `engram reembed`; afterwards the store keeps the value it was built with. Unset: the default of the embedding provider (hash 24, openai and local 16; docs/decisions.md).',
+    'HNSW graph degree (pgvector m) of the embedding index, used when the store is initialised (its embedding space pinned) and by `engram reembed`; afterwards the store keeps the value it was built with. Unset: the default of the embedding provider on the store’s engine (hash 24 on PostgreSQL and 16 on PGlite, openai and local 16; docs/decisions.md).',
     { min: 2, max: 100 },
   ),
   hnswEfConstruction: optionalInt(
     'HNSW_EF_CONSTRUCTION',
-    'HNSW build candidate list (pgvector ef_construction), used like HNSW_M. Unset: the default of the embedding provider (hash 200, openai and local 64).',
+    'HNSW build candidate list (pgvector ef_construction), used like HNSW_M. Unset: the default of the embedding provider on the store’s engine (hash 200 on PostgreSQL and 128 on PGlite, openai and local 64).',
     { min: 4, max: 1000 },
   ),
   hnswEfSearch: optionalInt(

@@ -17,6 +17,7 @@ export {
   createHnswIndexSql,
   HNSW_INDEX_NAME,
   HNSW_INDEX_PARAMS,
+  PGLITE_HASH_PARAMS,
   hnswDefaults,
   hnswIndexParams,
   hnswSettingsFor,

@@ -62,6 +62,7 @@ export async function run(args: string[]): Promise<void> {
       report = await reembedStore(db.knex, embedder, {
         hnsw: memoryStoreConfig(config).hnsw,
         batchSize,
+        engine: db.engine,
         // The bar starts at the first report (it brings the total), then follows each batch.
         onProgress: ({ done, total }) => {
           if (bar) bar.update(done);

@@ -22,7 +22,7 @@ export interface HnswChoice {
 
 /**
  * Pins the store's embedding space at first start: records it with its HNSW settings (the
- * operator's choice, else the provider's defaults), types the embedding column as
+ * operator's choice, else the defaults of the provider on the store's engine), types the embedding column as
  * vector(<dimensions>) and builds the HNSW index. Later starts must use the same space (a store is
  * migrated between spaces, or to other HNSW settings, with `engram reembed`), otherwise the process
  * refuses to start; HNSW settings that differ from the pinned ones are reported and left alone.
@@ -60,7 +60,7 @@ export async function pinEmbeddingSpace(
         );
       return pinned;
     }
-    const chosen = hnswSettingsFor(space.provider, choice);
+    const chosen = hnswSettingsFor(space.provider, choice, db.engine);
     await trx('embedding_space').insert({
       id: 1,
       provider: space.provider,

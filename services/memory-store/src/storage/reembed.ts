@@ -17,6 +17,7 @@ import {
   createHnswIndexSql,
   HNSW_INDEX_NAME,
   hnswSettingsFor,
+  type Engine,
   keepEmbeddingInline,
   pinnedHnswSettings,
   type HnswSettings,
@@ -42,6 +43,8 @@ export interface ReembedOptions {
   readonly batchSize: number;
   /** Called before the first batch with the total, then after each batch with the rows done. */
   readonly onProgress?: (p: { done: number; total: number }) => void;
+  /** The store's engine, whose defaults a new space starts from (hnswDefaults); PostgreSQL when absent. */
+  readonly engine?: Engine;
 }
 
 export interface ReembedReport {
@@ -73,7 +76,7 @@ async function embedRows(
 export async function reembedStore(
   knex: Knex,
   embedder: Embedder,
-  { hnsw: choice, batchSize, onProgress }: ReembedOptions,
+  { hnsw: choice, batchSize, onProgress, engine }: ReembedOptions,
 ): Promise<ReembedReport> {
   const target: StoreSpace = embedder.space;
   if (!(await knex.schema.hasTable('embedding_space')))
@@ -87,7 +90,7 @@ export async function reembedStore(
   const hnswFrom: HnswSettings = (await pinnedHnswSettings(knex)) ?? hnswSettingsFor(pinned.provider);
   // Another space starts from its provider's defaults; the same space keeps what was not set.
   const hnswTo: HnswSettings = changed
-    ? hnswSettingsFor(target.provider, choice)
+    ? hnswSettingsFor(target.provider, choice, engine)
     : {
         m: choice.m ?? hnswFrom.m,
         efConstruction: choice.efConstruction ?? hnswFrom.efConstruction,
