@@ -123,6 +123,15 @@ function drain(stream: InProcessClientStream): Promise<{ items: Buffer[]; error?
   });
 }
 
+/** An export whose handler writes rows until it is stopped. */
+const endlessExport = () =>
+  ExportMemoriesRequest.encode({
+    agent_id: 'endless',
+    namespace: '',
+    memory_types: [],
+    include_deprecated: false,
+  }).finish();
+
 describe('the in-process invoker (the handlers of a gRPC server, called without a socket)', () => {
   const services = registrations();
   const invoker = new InProcessInvoker(services);
@@ -246,16 +255,7 @@ describe('the in-process invoker (the handlers of a gRPC server, called without 
   });
 
   it('cancel() stops a streaming handler and fails the stream with CANCELLED', async () => {
-    const stream = invoker.serverStream(
-      EXPORT,
-      ExportMemoriesRequest.encode({
-        agent_id: 'endless',
-        namespace: '',
-        memory_types: [],
-        include_deprecated: false,
-      }).finish(),
-      { metadata: md() },
-    );
+    const stream = invoker.serverStream(EXPORT, endlessExport(), { metadata: md() });
     const done = drain(stream);
     await new Promise<void>((resolve) => stream.once('data', () => resolve()));
     stream.cancel();
@@ -265,16 +265,7 @@ describe('the in-process invoker (the handlers of a gRPC server, called without 
   });
 
   it('holds a streaming handler while the caller does not read (write() answers false until drained)', async () => {
-    const stream = invoker.serverStream(
-      EXPORT,
-      ExportMemoriesRequest.encode({
-        agent_id: 'endless',
-        namespace: '',
-        memory_types: [],
-        include_deprecated: false,
-      }).finish(),
-      { metadata: md() },
-    );
+    const stream = invoker.serverStream(EXPORT, endlessExport(), { metadata: md() });
     stream.on('error', () => {});
     await new Promise((r) => setTimeout(r, 200));
     // Paused (no 'data' listener): the Readable buffer plus the Writable buffer hold at most 2 x 16.

@@ -1,6 +1,7 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { InProcessInvoker } from '@engram/grpc-kit';
 import {
+  addressesOf,
   UnknownUpstreamError,
   type UnaryCallOptions,
   type Upstreams,
@@ -24,9 +25,7 @@ export class InProcessUpstreams implements Upstreams {
   }
 
   addresses(): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const [service, addr] of this.byService) out.set(addr, [...(out.get(addr) ?? []), service]);
-    return out;
+    return addressesOf(this.byService);
   }
 
   hasService(service: string): boolean {

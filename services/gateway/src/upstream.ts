@@ -62,6 +62,13 @@ export interface Upstreams {
   close(): void;
 }
 
+/** The distinct addresses of a service -> address map, each with the services behind it. */
+export function addressesOf(byService: ReadonlyMap<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [service, addr] of byService) out.set(addr, [...(out.get(addr) ?? []), service]);
+  return out;
+}
+
 export class UpstreamPool implements Upstreams {
   private readonly clients = new Map<string, Client>();
   private readonly byService: ReadonlyMap<string, string>;
@@ -80,9 +87,7 @@ export class UpstreamPool implements Upstreams {
 
   /** The distinct addresses, each with the services behind it. */
   addresses(): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const [service, addr] of this.byService) out.set(addr, [...(out.get(addr) ?? []), service]);
-    return out;
+    return addressesOf(this.byService);
   }
 
   hasService(service: string): boolean {
