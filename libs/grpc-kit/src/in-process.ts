@@ -8,6 +8,7 @@ import {
   type StatusObject,
 } from '@grpc/grpc-js';
 import { startGrpcClientSpan } from '@engram/telemetry';
+import { PEER_CALL_TIMEOUT_MS } from './client.ts';
 import type { ServiceRegistration } from './server.ts';
 
 /**
@@ -366,6 +367,14 @@ export class InProcessInvoker {
     opts: InProcessCallOptions,
   ): Promise<Res> {
     return method.responseDeserialize(await this.unary(method.path, method.requestSerialize(request), opts));
+  }
+
+  /**
+   * A call from one service to another, as `unary` (client.ts) makes it over a channel: the peer
+   * deadline (PEER_CALL_TIMEOUT_MS) from now, the given metadata.
+   */
+  callPeer<Req, Res>(method: MethodDefinition<Req, Res>, request: Req, metadata: Metadata): Promise<Res> {
+    return this.call(method, request, { metadata, deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS) });
   }
 
   /** A server-streaming call; the stream yields raw response messages. */

@@ -1,11 +1,5 @@
 import { callerMetadata, type Caller } from '@engram/auth';
-import {
-  createClient,
-  engramErrorOf,
-  PEER_CALL_TIMEOUT_MS,
-  unary,
-  type InProcessInvoker,
-} from '@engram/grpc-kit';
+import { createClient, engramErrorOf, unary, type InProcessInvoker } from '@engram/grpc-kit';
 import {
   IngestServiceClient,
   IngestServiceService,
@@ -65,10 +59,11 @@ export class InProcessWritePipeline implements WritePipeline {
   ) {}
 
   async ingest(req: InternalWrite, caller: Caller): Promise<PipelineAnswer> {
-    const res = await this.invoker().call(IngestServiceService.ingestInternal, internalWriteToProto(req), {
-      metadata: callerMetadata(caller, this.internalToken),
-      deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS),
-    });
+    const res = await this.invoker().callPeer(
+      IngestServiceService.ingestInternal,
+      internalWriteToProto(req),
+      callerMetadata(caller, this.internalToken),
+    );
     return pipelineAnswer(res);
   }
 

@@ -1,5 +1,5 @@
 import { callerMetadata, type Caller } from '@engram/auth';
-import { createClient, PEER_CALL_TIMEOUT_MS, unary, type InProcessInvoker } from '@engram/grpc-kit';
+import { createClient, unary, type InProcessInvoker } from '@engram/grpc-kit';
 import type { Deprecation, MemoryDraft, WriteResult } from '@engram/memory-model';
 import {
   MemoryWriterServiceClient,
@@ -77,24 +77,21 @@ export class InProcessMemoryWriter implements MemoryWriter {
     private readonly internalToken: string,
   ) {}
 
-  private options(caller: Caller) {
-    return {
-      metadata: callerMetadata(caller, this.internalToken),
-      deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS),
-    };
-  }
-
   async persist(drafts: readonly MemoryDraft[], caller: Caller, deprecations: readonly Deprecation[] = []) {
-    const res = await this.invoker().call(
+    const res = await this.invoker().callPeer(
       MemoryWriterServiceService.persistMemories,
       persistRequest(drafts, deprecations),
-      this.options(caller),
+      callerMetadata(caller, this.internalToken),
     );
     return persistAnswer(res);
   }
 
   async recordEvent(event: AuditEventInput, caller: Caller): Promise<void> {
-    await this.invoker().call(MemoryWriterServiceService.recordAuditEvent, event, this.options(caller));
+    await this.invoker().callPeer(
+      MemoryWriterServiceService.recordAuditEvent,
+      event,
+      callerMetadata(caller, this.internalToken),
+    );
   }
 
   /** Nothing to close: the handlers belong to the server, which the runtime stops. */

@@ -1,11 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
-import {
-  createClient,
-  forwardMetadata,
-  PEER_CALL_TIMEOUT_MS,
-  unary,
-  type InProcessInvoker,
-} from '@engram/grpc-kit';
+import { createClient, forwardMetadata, unary, type InProcessInvoker } from '@engram/grpc-kit';
 import {
   IngestServiceClient,
   IngestServiceService,
@@ -13,13 +7,13 @@ import {
   type ScanContentResponse,
 } from '@engram/proto/engram/ingest/v1/ingest';
 
-/** ingest-security's internal ScanContent, called with the caller's key and the internal token. */
 /** What security-admin's scan handler asks ingest-security. */
 export interface ScanClient {
   scan(req: ScanContentRequest, caller: Metadata): Promise<ScanContentResponse>;
   close(): void;
 }
 
+/** ingest-security's internal ScanContent, called with the caller's key and the internal token. */
 export class GrpcScanClient implements ScanClient {
   private clientInstance: IngestServiceClient | undefined;
 
@@ -53,10 +47,11 @@ export class InProcessScanClient implements ScanClient {
   ) {}
 
   scan(req: ScanContentRequest, caller: Metadata): Promise<ScanContentResponse> {
-    return this.invoker().call(IngestServiceService.scanContent, req, {
-      metadata: forwardMetadata(caller, this.internalToken),
-      deadline: new Date(Date.now() + PEER_CALL_TIMEOUT_MS),
-    });
+    return this.invoker().callPeer(
+      IngestServiceService.scanContent,
+      req,
+      forwardMetadata(caller, this.internalToken),
+    );
   }
 
   /** Nothing to close: the handlers belong to the server, which the runtime stops. */
