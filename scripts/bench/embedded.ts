@@ -8,7 +8,7 @@
  *   BENCH_EMBEDDED_ROUNDS=2     turns per mode
  *   BENCH_EMBEDDED_MEMORIES=5000
  *   BENCH_EMBEDDED_QUERIES=3000
- *   BENCH_EMBEDDED_COMPARE=in-process   or pglite-worker, pglite-hnsw: which decision's modes
+ *   BENCH_EMBEDDED_COMPARE=group-commit   or in-process, pglite-worker, pglite-hnsw: which decision's modes
  *   BENCH_DOCS=0                print instead of writing docs/benchmarks.md
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -33,7 +33,7 @@ interface Mode {
 
 /**
  * What is compared: the shipped default and the option it replaced, per decision
- * (BENCH_EMBEDDED_COMPARE, default in-process).
+ * (BENCH_EMBEDDED_COMPARE, default group-commit).
  */
 const COMPARISONS: Readonly<Record<string, readonly Mode[]>> = {
   'in-process': [
@@ -50,9 +50,32 @@ const COMPARISONS: Readonly<Record<string, readonly Mode[]>> = {
     { name: 'hash HNSW m 16 / ef_construction 128', settings: { HNSW_M: '16', HNSW_EF_CONSTRUCTION: '128' } },
     { name: 'hash HNSW m 16 / ef_construction 64', settings: { HNSW_M: '16', HNSW_EF_CONSTRUCTION: '64' } },
   ],
+  // Group commit (writes arriving together go as one multi-row statement) with PGlite on either
+  // thread; DATABASE_WRITE_GROUP_MAX=1 writes each memory alone, as before group commit.
+  'group-commit': [
+    {
+      name: 'worker thread, group commit (the default)',
+      settings: { PGLITE_WORKER: 'true', DATABASE_WRITE_GROUP_MAX: '64' },
+    },
+    {
+      name: 'worker thread, each write alone',
+      settings: { PGLITE_WORKER: 'true', DATABASE_WRITE_GROUP_MAX: '1' },
+    },
+    {
+      name: 'main thread, group commit',
+      settings: { PGLITE_WORKER: 'false', DATABASE_WRITE_GROUP_MAX: '64' },
+    },
+    {
+      name: 'main thread, each write alone',
+      settings: { PGLITE_WORKER: 'false', DATABASE_WRITE_GROUP_MAX: '1' },
+    },
+  ],
   'pglite-worker': [
-    { name: 'PGlite in a worker thread (PGLITE_WORKER=true)', settings: { PGLITE_WORKER: 'true' } },
-    { name: 'PGlite on the main thread (the default)', settings: { PGLITE_WORKER: 'false' } },
+    {
+      name: 'PGlite in a worker thread (PGLITE_WORKER=true, the default)',
+      settings: { PGLITE_WORKER: 'true' },
+    },
+    { name: 'PGlite on the main thread', settings: { PGLITE_WORKER: 'false' } },
   ],
 };
 function modesOf(compare: string): readonly Mode[] {
@@ -61,7 +84,7 @@ function modesOf(compare: string): readonly Mode[] {
     throw new Error(`BENCH_EMBEDDED_COMPARE: one of ${Object.keys(COMPARISONS).join(', ')}`);
   return modes;
 }
-const MODES = modesOf(env.BENCH_EMBEDDED_COMPARE ?? 'in-process');
+const MODES = modesOf(env.BENCH_EMBEDDED_COMPARE ?? 'group-commit');
 
 interface Run {
   readonly writes: LoadResult;

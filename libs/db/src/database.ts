@@ -48,7 +48,7 @@ export interface DatabaseOptions {
   readonly timeouts?: DatabaseTimeouts;
   /** Where knex's own warnings go (one line, no stack, no values); stderr when absent. */
   readonly log?: KnexLogSink;
-  /** PGlite on a worker thread of its own (PGLITE_WORKER); default false: on the caller's thread. */
+  /** PGlite on a worker thread of its own (PGLITE_WORKER); default true (false: on the caller's thread). */
   readonly pgliteWorker?: boolean;
   /** PGlite: how often tables past autovacuum's thresholds are vacuumed or analysed (0: never). */
   readonly pgliteMaintenanceMs?: number;
@@ -359,7 +359,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     opts.dataDir ?? './data/pglite',
     settings(),
     opts.log ?? STDERR_SINK,
-    opts.pgliteWorker ?? false,
+    opts.pgliteWorker ?? true,
     opts.pgliteMaintenanceMs ?? MAINTENANCE_INTERVAL_MS,
   );
   traceKnexQueries(lite.knex); // PGlite is PostgreSQL: db.system.name stays postgresql

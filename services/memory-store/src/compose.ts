@@ -40,7 +40,9 @@ export async function composeMemoryStore(proc: ServiceProcess, _peers: Peers): P
   const embedder = await proc.embedder();
   await pinEmbeddingSpace(db, embedder.space, config.hnsw, proc.logger);
   const { integrityKey } = proc.secrets;
-  const repo = new KnexMemoryRepository(db, notifyCommitted, proc.metrics);
+  const repo = new KnexMemoryRepository(db, notifyCommitted, proc.metrics, {
+    writeGroupMax: config.writeGroupMax,
+  });
   const keyRepo = new KnexKeyRepository(db, notifyCommitted);
   const keys = new KeyService(keyRepo);
   const logger = proc.logger.child({ component: 'memory-store' });

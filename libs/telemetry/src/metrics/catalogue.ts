@@ -12,7 +12,7 @@ export interface MetricDef<L extends string = string, T extends MetricType = Met
   readonly type: T;
   readonly help: string;
   readonly labels: readonly L[];
-  /** Histogram upper bounds in seconds. */
+  /** Histogram upper bounds: seconds, or a count for a histogram of sizes. */
   readonly buckets?: readonly number[];
   /** Which processes export it (docs/metrics.md). */
   readonly exportedBy: string;
@@ -118,6 +118,13 @@ export const METRICS = {
     name: 'engram_db_write_retries_total',
     help: 'Write transactions run again after PostgreSQL aborted them (deadlock detected, serialization failure); the caller sees only the final outcome.',
     labels: ['conflict'],
+    exportedBy: 'memory-store',
+  }),
+  dbWriteGroupSize: histogram({
+    name: 'engram_db_write_group_size',
+    help: 'Writes of one memory each that went to the database as one statement (group commit: writes that arrive while earlier ones run share the next statement; 1 when the store is not busy).',
+    labels: [],
+    buckets: [1, 2, 4, 8, 16, 32, 64],
     exportedBy: 'memory-store',
   }),
 

@@ -9,7 +9,14 @@ import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../d
 import type { PositionedMemory, TimelinePosition } from '../domain/timeline.ts';
 import { MEMORY_COLUMNS, memoryColumns, memoryFromRow, whereVisible, type MemoryRow } from '@engram/memories';
 import { METRICS, type EngramMetrics } from '@engram/telemetry';
+import { dedupLockOrder } from '../domain/lock-order.ts';
 import { retryWriteConflicts, type WriteRetryOptions } from './write-retry.ts';
+import { WriteGroup } from './write-group.ts';
+
+/** Lone writes grouped into one statement at most by default (DATABASE_WRITE_GROUP_MAX; 35 bindings each). */
+export const WRITE_GROUP_MAX = 64;
+/** Groups of lone writes running at once on a PostgreSQL pool (one on PGlite). */
+export const WRITE_GROUPS_IN_FLIGHT = 4;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
 
@@ -27,71 +34,159 @@ function positioned(rows: readonly PositionedRow[]): PositionedMemory[] {
   }));
 }
 
+/** The columns of one write, in the order of insertRowsSql's VALUES row. */
+const WRITE_COLUMNS = [
+  // memories
+  'id::uuid',
+  'project_id',
+  'namespace',
+  'agent_id',
+  'content',
+  'content_key',
+  'memory_type',
+  'scope',
+  'trust_level',
+  'metadata::jsonb',
+  'content_flags::text[]',
+  'shared_with::text[]',
+  'session_id',
+  'sequence_number::bigint',
+  'entity_id',
+  'error_pattern',
+  'source_trajectory_id',
+  'integrity_hash',
+  'embedding::vector',
+  // memory_provenance
+  'channel',
+  'kind',
+  'p_agent_id',
+  'p_api_key_id',
+  'source_run_id',
+  'interaction_id',
+  'depth::integer',
+  'verdict::jsonb',
+  'taint::text[]',
+  'policy_version',
+  'signature',
+  // audit_events
+  'event_id::uuid',
+  'event_type',
+  'e_agent_id',
+  'e_api_key_id',
+  'details::jsonb',
+].map((c) => {
+  const [name, type] = c.split('::');
+  return { name: name!, cast: type ? `?::${type}` : '?' };
+});
+
+const VALUES_ROW = `(${WRITE_COLUMNS.map((c) => c.cast).join(', ')})`;
+const insertSqlCache = new Map<number, string>();
+
 /**
- * Inserts a memory, its provenance row and its MEMORY_CREATED event in ONE statement (data-modifying
- * CTEs): a single round trip, atomic on its own, so a lone write needs no BEGIN/COMMIT. Provenance and
- * event are inserted only when the memory is (not on a deduplication conflict). True when inserted.
+ * `rows` memories, each with its provenance row and its MEMORY_CREATED event, in ONE statement
+ * (data-modifying CTEs over one VALUES list): a single round trip, atomic on its own, so a write
+ * needs no BEGIN/COMMIT and a group of writes (group commit) shares one statement, one run of the
+ * lexical trigger and one commit. Rows go in in the order given (the caller's deduplication lock
+ * order). Provenance and event are inserted only for the memories that are (not on a
+ * deduplication conflict, with a live row or with an earlier row of the same statement).
  */
-async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: NewAuditEvent) {
-  const { draft: d } = input;
-  const p = d.provenance;
-  const e = auditEventRow(created);
-  const result: { rows: unknown[] } = await q.raw(
-    `with m as (
+function insertRowsSql(rows: number): string {
+  let sql = insertSqlCache.get(rows);
+  if (sql !== undefined) return sql;
+  const columns = WRITE_COLUMNS.map((c) => c.name).join(', ');
+  sql = `with v (ord, ${columns}) as (values ${Array.from({ length: rows }, (_, i) => `(${i}, ${VALUES_ROW.slice(1)}`).join(', ')}),
+     m as (
        insert into memories (id, project_id, namespace, agent_id, content, content_key, memory_type, scope,
          trust_level, metadata, content_flags, shared_with, session_id, sequence_number, entity_id,
          error_pattern, source_trajectory_id, integrity_hash, embedding)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?::vector)
+       select id, project_id, namespace, agent_id, content, content_key, memory_type, scope, trust_level,
+         metadata, content_flags, shared_with, session_id, sequence_number, entity_id, error_pattern,
+         source_trajectory_id, integrity_hash, embedding
+         from v order by ord
        on conflict (project_id, namespace, agent_id, scope, memory_type, content_key) where not is_deprecated
        do nothing
        returning id, project_id),
      p as (
        insert into memory_provenance (memory_id, project_id, channel, kind, agent_id, api_key_id,
          source_run_id, interaction_id, depth, verdict, taint, policy_version, signature)
-       select m.id, m.project_id, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::text[], ?, ? from m),
+       select m.id, m.project_id, v.channel, v.kind, v.p_agent_id, v.p_api_key_id, v.source_run_id,
+         v.interaction_id, v.depth, v.verdict, v.taint, v.policy_version, v.signature
+         from m join v on v.id = m.id),
      e as (
        insert into audit_events (event_id, event_type, project_id, agent_id, memory_id, api_key_id, details)
-       select ?, ?, m.project_id, ?, m.id, ?, ?::jsonb from m)
-     select id from m`,
-    [
-      input.id,
-      input.projectId,
-      d.namespace,
-      d.agent_id,
-      d.content,
-      input.key,
-      d.memory_type,
-      d.scope,
-      d.trust_level,
-      JSON.stringify(d.metadata),
-      d.content_flags,
-      d.shared_with,
-      d.session_id ?? null,
-      d.sequence_number ?? null,
-      d.entity_id ?? null,
-      d.error_pattern ?? null,
-      d.source_trajectory_id ?? null,
-      input.integrityHash,
-      vectorLiteral(input.embedding),
-      p.channel,
-      p.kind,
-      p.agent_id,
-      p.api_key_id ?? null,
-      p.source_run_id ?? null,
-      p.interaction_id ?? null,
-      p.depth,
-      JSON.stringify(p.verdict),
-      p.taint,
-      p.policy_version,
-      input.provenanceSignature,
-      e.event_id,
-      e.event_type,
-      e.agent_id,
-      e.api_key_id,
-      e.details,
-    ],
-  );
-  return result.rows.length > 0;
+       select v.event_id, v.event_type, m.project_id, v.e_agent_id, m.id, v.e_api_key_id, v.details
+         from m join v on v.id = m.id order by v.ord)
+     select id::text as id from m`;
+  if (insertSqlCache.size < 128) insertSqlCache.set(rows, sql);
+  return sql;
+}
+
+/** The bindings of one write, in WRITE_COLUMNS order. */
+function writeBindings(input: InsertInput, created: NewAuditEvent): Knex.RawBinding[] {
+  const { draft: d } = input;
+  const p = d.provenance;
+  const e = auditEventRow(created);
+  return [
+    input.id,
+    input.projectId,
+    d.namespace,
+    d.agent_id,
+    d.content,
+    input.key,
+    d.memory_type,
+    d.scope,
+    d.trust_level,
+    JSON.stringify(d.metadata),
+    d.content_flags,
+    d.shared_with,
+    d.session_id ?? null,
+    d.sequence_number ?? null,
+    d.entity_id ?? null,
+    d.error_pattern ?? null,
+    d.source_trajectory_id ?? null,
+    input.integrityHash,
+    vectorLiteral(input.embedding),
+    p.channel,
+    p.kind,
+    p.agent_id,
+    p.api_key_id ?? null,
+    p.source_run_id ?? null,
+    p.interaction_id ?? null,
+    p.depth,
+    JSON.stringify(p.verdict),
+    p.taint,
+    p.policy_version,
+    input.provenanceSignature,
+    e.event_id,
+    e.event_type,
+    e.agent_id,
+    e.api_key_id,
+    e.details,
+  ];
+}
+
+/** A write of insertMemories: the memory and its MEMORY_CREATED event. */
+export interface MemoryWrite {
+  readonly input: InsertInput;
+  readonly created: NewAuditEvent;
+}
+
+/**
+ * Inserts `writes` (memory, provenance, event each) in one statement, in the order given; answers,
+ * per write, true when it was inserted and false when a live duplicate (or an earlier write of the
+ * same statement with the same deduplication key) held its content.
+ */
+export async function insertMemories(q: Knex | Knex.Transaction, writes: readonly MemoryWrite[]) {
+  const bindings: Knex.RawBinding[] = [];
+  for (const w of writes) bindings.push(...writeBindings(w.input, w.created));
+  const result: { rows: { id: string }[] } = await q.raw(insertRowsSql(writes.length), bindings);
+  const inserted = new Set(result.rows.map((r) => r.id.toLowerCase()));
+  return writes.map((w) => inserted.has(w.input.id.toLowerCase()));
+}
+
+async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: NewAuditEvent) {
+  const [inserted] = await insertMemories(q, [{ input, created }]);
+  return inserted === true;
 }
 
 class KnexWriteSession implements WriteSession {
@@ -195,14 +290,27 @@ class KnexWriteSession implements WriteSession {
  */
 export class KnexMemoryRepository implements MemoryRepository {
   private readonly retry: WriteRetryOptions;
+  private readonly lone: WriteGroup<MemoryWrite, boolean>;
 
   constructor(
     private readonly db: Database,
     private readonly onCommit: () => void = () => {},
     metrics?: EngramMetrics,
+    opts: { readonly writeGroupMax?: number } = {},
   ) {
     const retries = metrics?.counter(METRICS.dbWriteRetries);
     this.retry = { onRetry: (conflict) => retries?.inc({ conflict }) };
+    const groups = metrics?.histogram(METRICS.dbWriteGroupSize);
+    this.lone = new WriteGroup<MemoryWrite, boolean>(
+      (writes) => this.insertGroup(writes),
+      (w) => this.insertGroup([w]).then(([inserted]) => inserted === true),
+      {
+        // PGlite runs one statement at a time: a second group in flight would only wait for it.
+        maxInFlight: db.engine === 'pglite' ? 1 : WRITE_GROUPS_IN_FLIGHT,
+        maxSize: opts.writeGroupMax ?? WRITE_GROUP_MAX,
+        onGroup: (size) => groups?.observe(size),
+      },
+    );
   }
 
   async transaction<T>(work: (s: WriteSession) => Promise<T>): Promise<T> {
@@ -214,10 +322,29 @@ export class KnexMemoryRepository implements MemoryRepository {
     return out;
   }
 
-  async insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
-    const inserted = await retryWriteConflicts(() => insertMemory(this.db.knex, input, created), this.retry);
-    if (inserted) this.onCommit();
-    return inserted;
+  /** One statement on its own, grouped with the lone writes that arrive while others run. */
+  insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
+    return this.lone.write({ input, created });
+  }
+
+  /** Writes in the deduplication lock order (no deadlock between groups), answers in theirs. */
+  private async insertGroup(writes: readonly MemoryWrite[]): Promise<boolean[]> {
+    const order = dedupLockOrder(
+      writes.map(({ input: i }) => ({
+        projectId: i.projectId,
+        namespace: i.draft.namespace,
+        agentId: i.draft.agent_id,
+        scope: i.draft.scope,
+        memoryType: i.draft.memory_type,
+        contentKey: i.key,
+      })),
+    );
+    const sorted = order.map((i) => writes[i]!);
+    const inserted = await retryWriteConflicts(() => insertMemories(this.db.knex, sorted), this.retry);
+    const answers = new Array<boolean>(writes.length);
+    order.forEach((original, k) => (answers[original] = inserted[k]!));
+    if (inserted.includes(true)) this.onCommit();
+    return answers;
   }
 
   async findVisible(reader: Reader, id: string): Promise<StoredMemory | undefined> {
