@@ -13,6 +13,7 @@ export {
   UnavailableError,
   UnimplementedError,
 } from './domain-errors.ts';
+export { isDependencyDown } from './dependency-down.ts';
 export type { CanonicalCode, DetectionInfo, FieldViolation } from './domain-errors.ts';
 export {
   decodeCursor,

@@ -82,6 +82,32 @@ describe('memory-store group commit (WriteGroup)', () => {
     assert.deepEqual(await Promise.all(rest), ['stored 1', 'item -2 is invalid', 'stored 3']);
   });
 
+  it('fails a group and the queue behind it at once, without writing them again, when the store is unavailable', async () => {
+    const store = new Recorder();
+    const seen: unknown[] = [];
+    const group = new WriteGroup(store.run, store.one, {
+      maxInFlight: 1,
+      maxSize: 2,
+      unavailable: (err) => (seen.push(err), true),
+    });
+    const outcome = (p: Promise<string>) =>
+      p.then(
+        (v) => v,
+        (e: Error) => e.message,
+      );
+    const first = group.write(0);
+    const rest = [1, 2, 3, 4].map((i) => outcome(group.write(i)));
+    store.failGroups = true;
+    await store.release();
+    assert.equal(await first, 'stored 0');
+    assert.deepEqual(store.groups, [[1, 2]], 'a group of two runs; two writes wait behind it');
+    await store.release(); // the group fails as an outage would fail each write
+    assert.deepEqual(await Promise.all(rest), Array(4).fill('the statement failed'));
+    assert.deepEqual(store.alone, [0], 'no write is sent again');
+    assert.deepEqual(store.groups, [[1, 2]], 'and the queued writes are not sent into the outage');
+    assert.equal(seen.length, 1);
+  });
+
   it('keeps up to maxInFlight groups running at once (a pool of connections)', async () => {
     const store = new Recorder();
     const group = new WriteGroup(store.run, store.one, { maxInFlight: 2, maxSize: 10 });

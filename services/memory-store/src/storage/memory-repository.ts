@@ -3,7 +3,7 @@ import type { Reader } from '@engram/auth';
 import type { Database } from '@engram/db';
 import { vectorLiteral } from '@engram/embeddings';
 import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
-import { ConflictError } from '@engram/errors';
+import { ConflictError, isDependencyDown } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
 import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../domain/ports.ts';
 import type { PositionedMemory, TimelinePosition } from '../domain/timeline.ts';
@@ -165,10 +165,15 @@ function writeBindings(input: InsertInput, created: NewAuditEvent): Knex.RawBind
   ];
 }
 
-/** A write of insertMemories: the memory and its MEMORY_CREATED event. */
+/** A write of insertMemories: the memory with its provenance and MEMORY_CREATED event, as bindings. */
 export interface MemoryWrite {
   readonly input: InsertInput;
-  readonly created: NewAuditEvent;
+  readonly bindings: readonly Knex.RawBinding[];
+}
+
+/** Builds a write before it joins a group, so what cannot be bound fails that write alone. */
+export function memoryWrite(input: InsertInput, created: NewAuditEvent): MemoryWrite {
+  return { input, bindings: writeBindings(input, created) };
 }
 
 /**
@@ -178,14 +183,14 @@ export interface MemoryWrite {
  */
 export async function insertMemories(q: Knex | Knex.Transaction, writes: readonly MemoryWrite[]) {
   const bindings: Knex.RawBinding[] = [];
-  for (const w of writes) bindings.push(...writeBindings(w.input, w.created));
+  for (const w of writes) bindings.push(...w.bindings);
   const result: { rows: { id: string }[] } = await q.raw(insertRowsSql(writes.length), bindings);
   const inserted = new Set(result.rows.map((r) => r.id.toLowerCase()));
   return writes.map((w) => inserted.has(w.input.id.toLowerCase()));
 }
 
 async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: NewAuditEvent) {
-  const [inserted] = await insertMemories(q, [{ input, created }]);
+  const [inserted] = await insertMemories(q, [memoryWrite(input, created)]);
   return inserted === true;
 }
 
@@ -309,6 +314,7 @@ export class KnexMemoryRepository implements MemoryRepository {
         maxInFlight: db.engine === 'pglite' ? 1 : WRITE_GROUPS_IN_FLIGHT,
         maxSize: opts.writeGroupMax ?? WRITE_GROUP_MAX,
         onGroup: (size) => groups?.observe(size),
+        unavailable: isDependencyDown,
       },
     );
   }
@@ -323,8 +329,8 @@ export class KnexMemoryRepository implements MemoryRepository {
   }
 
   /** One statement on its own, grouped with the lone writes that arrive while others run. */
-  insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
-    return this.lone.write({ input, created });
+  async insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
+    return this.lone.write(memoryWrite(input, created));
   }
 
   /** Writes in the deduplication lock order (no deadlock between groups), answers in theirs. */

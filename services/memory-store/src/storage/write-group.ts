@@ -13,6 +13,14 @@ export interface WriteGroupOptions {
   readonly maxSize: number;
   /** Called with the size of each group that runs (a metric). */
   readonly onGroup?: (size: number) => void;
+  /**
+   * Whether a group's failure says the store is unavailable (down, unreachable, too slow): then the
+   * group and every write queued behind it fail with that error at once, as each would alone, rather
+   * than waiting out the outage again, one write or group after another. Any other failure may be
+   * one write's own (a constraint one row breaks), so the group's writes are written again one at a
+   * time. Default: never.
+   */
+  readonly unavailable?: (err: unknown) => boolean;
 }
 
 interface Waiting<I, R> {
@@ -24,8 +32,10 @@ interface Waiting<I, R> {
 /**
  * `run` writes a group and answers one result per item, in the group's order, or throws for the
  * whole group; `alone` writes one item by itself. A group of several that fails is written again
- * one item at a time, so a write fails only for a reason of its own (or an outage that fails each
- * of them anyway), never because another write shared its statement.
+ * one item at a time, so a write fails only for a reason of its own, never because another write
+ * shared its statement; unless the store is unavailable (`unavailable`), when the group and the
+ * queue behind it fail with the store's error, so no write waits longer for an answer than one
+ * statement's bound.
  */
 export class WriteGroup<I, R> {
   private readonly queue: Waiting<I, R>[] = [];
@@ -60,19 +70,25 @@ export class WriteGroup<I, R> {
 
   private async flush(group: readonly Waiting<I, R>[]): Promise<void> {
     this.opts.onGroup?.(group.length);
-    if (group.length === 1) {
-      const only = group[0]!;
-      await this.alone(only.item).then(only.resolve, only.reject);
-      return;
-    }
     let results: readonly R[];
     try {
-      results = await this.run(group.map((w) => w.item));
-      if (results.length !== group.length)
-        throw new Error(`a write group of ${group.length} answered ${results.length} results`);
-    } catch {
-      // One at a time: each write gets its own outcome (the group's error may be one item's own).
-      await Promise.all(group.map((w) => this.alone(w.item).then(w.resolve, w.reject)));
+      results =
+        group.length === 1 ? [await this.alone(group[0]!.item)] : await this.run(group.map((w) => w.item));
+    } catch (err) {
+      if (this.opts.unavailable?.(err) === true) {
+        // The store is down: what is queued would wait for the same outage, then fail with it.
+        for (const w of [...group, ...this.queue.splice(0)]) w.reject(err);
+      } else if (group.length === 1) {
+        group[0]!.reject(err);
+      } else {
+        // One at a time: each write gets its own outcome (the group's error may be one item's own).
+        await Promise.all(group.map((w) => this.alone(w.item).then(w.resolve, w.reject)));
+      }
+      return;
+    }
+    if (results.length !== group.length) {
+      const err = new Error(`a write group of ${group.length} answered ${results.length} results`);
+      for (const w of group) w.reject(err);
       return;
     }
     group.forEach((w, i) => w.resolve(results[i]!));
