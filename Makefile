@@ -104,6 +104,9 @@ bench-whole-project: build services ## EXPLAIN of the vector query over the whol
 bench-embedded: build ## The embedded suite at 16 clients: 5,000 adds then queries through REST on PGlite, per PGlite mode; updates docs/benchmarks.md
 	$(TSX) scripts/bench/embedded.ts
 
+bench-capacity: build services ## The capacity model: cores per 1,000 writes/s and queries/s per process at 10k and 100k memories, checked with PostgreSQL and the services pinned to separate cores (taskset); updates docs/capacity.md
+	$(TSX) scripts/bench/capacity.ts
+
 bench-startup: build ## Start time and resident memory of the embedded process, tsx vs compiled; updates docs/benchmarks.md
 	$(TSX) scripts/bench/startup.ts
 
@@ -125,4 +128,4 @@ image-rehearsal: install ## The image's whole build stage from nothing (npm ci f
 clean: ## Remove the embedded data directory
 	rm -rf data
 
-.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-lexical-write bench-peers bench-hnsw bench-whole-project bench-embedded bench-startup bench-tracing bench-security train-injection-model reliability clean
+.PHONY: help install build start run-distributed services generate check-generated lint docs check-docs unit test all bench bench-conversation bench-lexical-scale bench-lexical-write bench-peers bench-hnsw bench-whole-project bench-embedded bench-capacity bench-startup bench-tracing bench-security train-injection-model reliability clean
