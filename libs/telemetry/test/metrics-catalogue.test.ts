@@ -27,7 +27,12 @@ describe('metrics catalogue', () => {
       assert.match(d.name, /^[a-z_][a-z0-9_]*$/, d.name);
       if (d.type === 'counter') assert.ok(d.name.endsWith('_total'), `${d.name}: a counter ends in _total`);
       else assert.ok(!d.name.endsWith('_total'), `${d.name}: only counters end in _total`);
-      if (d.type === 'histogram') assert.ok(d.name.endsWith('_seconds') && (d.buckets?.length ?? 0) > 0);
+      // A histogram names its unit: seconds for a duration, writes for how many writes went together.
+      if (d.type === 'histogram')
+        assert.ok(
+          /_(seconds|writes)$/.test(d.name) && (d.buckets?.length ?? 0) > 0,
+          `${d.name}: unit and buckets`,
+        );
       assert.ok(d.help.length > 10 && d.exportedBy.length > 0, d.name);
       for (const l of d.labels) assert.match(l, /^[a-z_][a-z0-9_]*$/);
     }

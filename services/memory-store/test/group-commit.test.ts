@@ -87,16 +87,16 @@ for (const engine of ENGINES) {
     });
 
     async function groups(): Promise<{ count: number; sum: number; alone: number }> {
-      const m = await metrics.registry.getSingleMetric('engram_db_write_group_size')!.get();
+      const m = await metrics.registry.getSingleMetric('engram_db_group_commit_writes')!.get();
       const value = (name: string, le?: number) =>
         m.values.find(
           (v) =>
             (v as { metricName?: string }).metricName === name && (le === undefined || v.labels.le === le),
         )?.value ?? 0;
       return {
-        count: value('engram_db_write_group_size_count'),
-        sum: value('engram_db_write_group_size_sum'),
-        alone: value('engram_db_write_group_size_bucket', 1),
+        count: value('engram_db_group_commit_writes_count'),
+        sum: value('engram_db_group_commit_writes_sum'),
+        alone: value('engram_db_group_commit_writes_bucket', 1),
       };
     }
 

@@ -120,8 +120,8 @@ export const METRICS = {
     labels: ['conflict'],
     exportedBy: 'memory-store',
   }),
-  dbWriteGroupSize: histogram({
-    name: 'engram_db_write_group_size',
+  dbGroupCommitWrites: histogram({
+    name: 'engram_db_group_commit_writes',
     help: 'Writes of one memory each that went to the database as one statement (group commit: writes that arrive while earlier ones run share the next statement; 1 when the store is not busy).',
     labels: [],
     buckets: [1, 2, 4, 8, 16, 32, 64],

@@ -305,7 +305,7 @@ export class KnexMemoryRepository implements MemoryRepository {
   ) {
     const retries = metrics?.counter(METRICS.dbWriteRetries);
     this.retry = { onRetry: (conflict) => retries?.inc({ conflict }) };
-    const groups = metrics?.histogram(METRICS.dbWriteGroupSize);
+    const groups = metrics?.histogram(METRICS.dbGroupCommitWrites);
     this.lone = new WriteGroup<MemoryWrite, boolean>(
       (writes) => this.insertGroup(writes),
       (w) => this.insertGroup([w]).then(([inserted]) => inserted === true),
