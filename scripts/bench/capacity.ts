@@ -14,9 +14,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import knexFactory from 'knex';
+import type { Knex } from 'knex';
 import { efSearch } from '@engram/memories';
-import { createTestDatabase, startDistributed, type ApiClient } from '@engram/testing';
+import type { ApiClient, DistributedEngram } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
 import { BENCH_NAMESPACE, bulkLoad } from './retrieval/bulk-load.ts';
 import { queryText } from './retrieval/corpus.ts';
@@ -24,7 +24,7 @@ import { CpuMeter, type CpuSnapshot } from './retrieval/cpu.ts';
 import { hnswRecall } from './retrieval/recall.ts';
 import { benchAdd, ok } from './retrieval/scenarios.ts';
 import { runLoad, type LoadResult } from './retrieval/stats.ts';
-import { BENCH_ENV } from './retrieval/targets.ts';
+import { startPostgresSuite } from './retrieval/targets.ts';
 
 const env = process.env;
 const SIZES = (env.BENCH_CAPACITY_SIZES ?? '10000,100000').split(',').map(Number);
@@ -88,8 +88,8 @@ function predicted(cpu: CpuSnapshot): number {
 async function measureSize(
   size: number,
   loaded: number,
-  knex: knexFactory.Knex,
-  d: Awaited<ReturnType<typeof startDistributed>>,
+  knex: Knex,
+  d: DistributedEngram,
   reader: ApiClient,
   meter: CpuMeter,
   services: readonly number[],
@@ -207,20 +207,8 @@ async function main(): Promise<void> {
   execFileSync('taskset', ['--version'], { stdio: 'ignore' }); // fails early without util-linux
   const started = new Date();
   const load0 = loadavg();
-  const db = await createTestDatabase('engram_capacity');
-  const d = await startDistributed({
-    databaseUrl: db.url,
-    natsUrl: env.ENGRAM_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-    natsStream: `ENGRAM_CAPACITY_${Date.now()}`,
-    env: BENCH_ENV,
-  });
-  const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
-  const server = await knex.raw<{ rows: { v: string; sb: string; pgv: string }[] }>(
-    `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
-            (select extversion from pg_extension where extname = 'vector') as pgv`,
-  );
-  const s0 = server.rows[0]!;
-  const pgServer = `PostgreSQL ${s0.v} (shared_buffers ${s0.sb}), pgvector ${s0.pgv}.`;
+  const ps = await startPostgresSuite('capacity');
+  const { suite: d, knex, server: pgServer } = ps;
   const services = [...d.processes.values()].map((p) => p.child.pid ?? -1);
   // Every PostgreSQL process counts (the WAL writer and checkpointer work for the writes); the
   // bench's database is the only busy one on the server.
@@ -243,9 +231,7 @@ async function main(): Promise<void> {
     if (env.BENCH_DOCS === '0') console.log(body);
     else writeBenchSection('capacity', body, 'docs/capacity.md');
   } finally {
-    await knex.destroy();
-    await d.stop();
-    await db.drop();
+    await ps.stop();
   }
 }
 

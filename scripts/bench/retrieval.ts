@@ -11,10 +11,9 @@
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import knexFactory from 'knex';
 import { HNSW_INDEX_NAME, HNSW_INDEX_PARAMS } from '@engram/db';
 import { efSearch } from '@engram/memories';
-import { createTestDatabase, startDistributed, type ApiClient } from '@engram/testing';
+import type { ApiClient } from '@engram/testing';
 import { bulkLoad } from './retrieval/bulk-load.ts';
 import { CpuMeter, cpuLine, type CpuSnapshot } from './retrieval/cpu.ts';
 import { postgresCeiling, type Ceiling } from './retrieval/pg-ceiling.ts';
@@ -31,7 +30,7 @@ import {
   type QueryResults,
   type WriteResults,
 } from './retrieval/scenarios.ts';
-import { BENCH_ENV, EmbeddedTarget } from './retrieval/targets.ts';
+import { EmbeddedTarget, startPostgresSuite } from './retrieval/targets.ts';
 
 const log = (s: string) => process.stdout.write(s + '\n');
 const env = process.env;
@@ -99,20 +98,9 @@ async function readerKey(admin: ApiClient): Promise<ApiClient> {
 let pgServer = '';
 
 async function onPostgres(sizes: number[]): Promise<EngineResults> {
-  const db = await createTestDatabase('engram_bench');
-  const d = await startDistributed({
-    databaseUrl: db.url,
-    natsUrl: env.ENGRAM_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-    natsStream: `ENGRAM_BENCH_${Date.now()}`,
-    env: BENCH_ENV,
-  });
-  const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
-  const server = await knex.raw<{ rows: { v: string; sb: string; pgv: string }[] }>(
-    `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
-            (select extversion from pg_extension where extname = 'vector') as pgv`,
-  );
-  const s0 = server.rows[0];
-  if (s0) pgServer = `PostgreSQL ${s0.v} (shared_buffers ${s0.sb}), pgvector ${s0.pgv}.`;
+  const ps = await startPostgresSuite('bench');
+  const { db, suite: d, knex } = ps;
+  pgServer = ps.server;
   const meter = new CpuMeter(new Map([...d.processes].map(([name, p]) => [name, p.child.pid ?? -1])));
   try {
     log('postgres: writes');
@@ -155,9 +143,7 @@ async function onPostgres(sizes: number[]): Promise<EngineResults> {
     }
     return { writes, quality, reads, withoutIndex };
   } finally {
-    await knex.destroy();
-    await d.stop();
-    await db.drop();
+    await ps.stop();
   }
 }
 

@@ -6,7 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { startEmbedded } from '@engram/all-in-one';
 import { loadEngramConfig } from '@engram/config';
 import { createLogger } from '@engram/logger';
-import { ApiClient, compiledEntry, freePort, ManagedProcess } from '@engram/testing';
+import {
+  ApiClient,
+  compiledEntry,
+  createTestDatabase,
+  freePort,
+  ManagedProcess,
+  startDistributed,
+  type DistributedEngram,
+  type TestDatabase,
+} from '@engram/testing';
+import knexFactory from 'knex';
 import type { Knex } from 'knex';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -100,4 +110,47 @@ export class EmbeddedTarget {
   remove(): void {
     rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The six processes (startDistributed) on a new database of the machine's PostgreSQL, with a knex
+ * of that database for bulk loads, and the server's version and memory line for the report.
+ */
+export interface PostgresSuite {
+  readonly db: TestDatabase;
+  readonly suite: DistributedEngram;
+  readonly knex: Knex;
+  /** "PostgreSQL 15.x (shared_buffers 128MB), pgvector 0.8.0." */
+  readonly server: string;
+  stop(): Promise<void>;
+}
+
+export async function startPostgresSuite(
+  name: string,
+  env: Record<string, string> = BENCH_ENV,
+): Promise<PostgresSuite> {
+  const db = await createTestDatabase(`engram_${name}`);
+  const suite = await startDistributed({
+    databaseUrl: db.url,
+    natsUrl: process.env.ENGRAM_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+    natsStream: `ENGRAM_${name.toUpperCase()}_${Date.now()}`,
+    env,
+  });
+  const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
+  const r = await knex.raw<{ rows: { v: string; sb: string; pgv: string }[] }>(
+    `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
+            (select extversion from pg_extension where extname = 'vector') as pgv`,
+  );
+  const s = r.rows[0]!;
+  return {
+    db,
+    suite,
+    knex,
+    server: `PostgreSQL ${s.v} (shared_buffers ${s.sb}), pgvector ${s.pgv}.`,
+    async stop() {
+      await knex.destroy();
+      await suite.stop();
+      await db.drop();
+    },
+  };
 }
