@@ -46,6 +46,10 @@ for (const engine of ENGINES) {
       for (const set of [eventsMigrations, memoryStoreMigrations, aceMigrations])
         await migrateLatest(db, set);
       assert.deepEqual(await tables(db), EVERY_TABLE);
+      const unused: { rows: unknown[] } = await db.knex.raw(
+        `select 1 from information_schema.columns where table_name = 'memories' and column_name = 'content_tsv'`,
+      );
+      assert.equal(unused.rows.length, 0, 'the full-text column no query read is gone, with its index');
       assert.deepEqual(await migrateLatest(db, memoryStoreMigrations), [], 'a second run applies nothing');
       for (const set of [aceMigrations, memoryStoreMigrations, eventsMigrations])
         await migrateRollbackAll(db, set);

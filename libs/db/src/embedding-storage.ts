@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Rows up to this size stay whole on their heap page; above it PostgreSQL compresses and moves the
- * text columns (content, content_tsv, metadata) out of line first.
+ * text columns (content, metadata) out of line first.
  */
 export const MEMORIES_TOAST_TUPLE_TARGET = 4096;
 

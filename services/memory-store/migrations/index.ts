@@ -8,6 +8,7 @@ import { embeddingInline } from './20261122000200-embedding-inline.ts';
 import { keyAgents } from './20261124000000-key-agents.ts';
 import { hnswSettings } from './20261126000000-hnsw-settings.ts';
 import { bm25Postings } from './20261126000100-bm25-postings.ts';
+import { dropUnusedTsv } from './20261203000000-drop-unused-tsv.ts';
 
 /** The tables memory-store owns. */
 export const memoryStoreMigrations: MigrationSet = {
@@ -22,5 +23,6 @@ export const memoryStoreMigrations: MigrationSet = {
     keyAgents,
     hnswSettings,
     bm25Postings,
+    dropUnusedTsv,
   ],
 };
