@@ -20,7 +20,7 @@ import type { ApiClient, DistributedEngram } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
 import { BENCH_NAMESPACE, bulkLoad } from './retrieval/bulk-load.ts';
 import { queryText } from './retrieval/corpus.ts';
-import { CpuMeter, type CpuSnapshot } from './retrieval/cpu.ts';
+import { CpuMeter, pidsNamed, type CpuSnapshot } from './retrieval/cpu.ts';
 import { hnswRecall } from './retrieval/recall.ts';
 import { benchAdd, ok } from './retrieval/scenarios.ts';
 import { runLoad, type LoadResult } from './retrieval/stats.ts';
@@ -43,16 +43,6 @@ function pin(pids: readonly number[], cores: string): void {
       // exited meanwhile
     }
   }
-}
-
-function pidsOf(comm: string): number[] {
-  const out = execFileSync('pgrep', ['-x', comm], { encoding: 'utf8' }).trim();
-  return out === '' ? [] : out.split('\n').map(Number);
-}
-
-/** PostgreSQL's processes: the postmaster's children inherit its affinity, so new backends follow. */
-function postgresPids(): number[] {
-  return pidsOf('postgres');
 }
 
 interface Load {
@@ -125,8 +115,9 @@ async function measureSize(
     ];
   };
   const [writes, queries] = await loads('unpinned');
-  const own = [process.pid, ...pidsOf('nats-server'), ...services];
-  pin(postgresPids(), '0');
+  const own = [process.pid, ...pidsNamed('nats-server'), ...services];
+  // Every process of the server: backends started later are forked by the postmaster and inherit its affinity.
+  pin(pidsNamed('postgres'), '0');
   pin(own, '1');
   let pinned: [Load, Load];
   try {
@@ -135,7 +126,7 @@ async function measureSize(
     const all = cpus()
       .map((_, i) => i)
       .join(',');
-    pin(postgresPids(), all);
+    pin(pidsNamed('postgres'), all);
     pin(own, all);
   }
   const recall = (await hnswRecall(knex, size, efSearch(20))).ids;

@@ -17,7 +17,8 @@ function cpuMsOf(pid: number): number | undefined {
   }
 }
 
-function pidsNamed(prefix: string, keep: (pid: number) => boolean = () => true): number[] {
+/** The pids of the processes whose name (comm) starts with `prefix`, from /proc. */
+export function pidsNamed(prefix: string, keep: (pid: number) => boolean = () => true): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

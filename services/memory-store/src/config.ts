@@ -4,8 +4,8 @@ import type { HnswChoice } from './storage/embedding-space.ts';
 /**
  * The settings memory-store reads itself: the HNSW settings it pins with the embedding space on first
  * start, whether a system key may be generated (no SERVICE_API_KEY), INTEGRITY_REQUIRE_SIGNED,
- * whose legacy rows it counts at start, and how many lone writes share a statement. Integrity keys, the embedder and the database come from the
- * process.
+ * whose legacy rows it counts at start, and how many lone writes share a statement. Integrity
+ * keys, the embedder and the database come from the process.
  */
 export interface MemoryStoreConfig {
   readonly hnsw: HnswChoice;

@@ -31,6 +31,13 @@ class Recorder {
   }
 }
 
+/** A write's outcome as text: its result, or the message it failed with. */
+const outcome = (p: Promise<string>) =>
+  p.then(
+    (v) => v,
+    (e: Error) => e.message,
+  );
+
 describe('memory-store group commit (WriteGroup)', () => {
   it('runs the first write at once and alone, and groups what arrives while it runs', async () => {
     const store = new Recorder();
@@ -66,12 +73,7 @@ describe('memory-store group commit (WriteGroup)', () => {
     const store = new Recorder();
     const group = new WriteGroup(store.run, store.one, { maxInFlight: 1, maxSize: 8 });
     const first = group.write(0);
-    const rest = [1, -2, 3].map((i) =>
-      group.write(i).then(
-        (v) => v,
-        (e: Error) => e.message,
-      ),
-    );
+    const rest = [1, -2, 3].map((i) => outcome(group.write(i)));
     store.failGroups = true;
     await store.release(); // the first write finishes; the group of three starts
     assert.equal(await first, 'stored 0');
@@ -90,11 +92,6 @@ describe('memory-store group commit (WriteGroup)', () => {
       maxSize: 2,
       unavailable: (err) => (seen.push(err), true),
     });
-    const outcome = (p: Promise<string>) =>
-      p.then(
-        (v) => v,
-        (e: Error) => e.message,
-      );
     const first = group.write(0);
     const rest = [1, 2, 3, 4].map((i) => outcome(group.write(i)));
     store.failGroups = true;

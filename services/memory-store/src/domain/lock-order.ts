@@ -1,3 +1,5 @@
+import type { Draft } from './memory.ts';
+
 /** The columns of the deduplication index (memories_dedup: one live row per key). */
 export interface DedupKey {
   readonly projectId: string;
@@ -6,6 +8,18 @@ export interface DedupKey {
   readonly scope: string;
   readonly memoryType: string;
   readonly contentKey: string;
+}
+
+/** The deduplication key of a draft stored under `contentKey` in a project. */
+export function dedupKey(projectId: string, d: Draft, contentKey: string): DedupKey {
+  return {
+    projectId,
+    namespace: d.namespace,
+    agentId: d.agent_id,
+    scope: d.scope,
+    memoryType: d.memory_type,
+    contentKey,
+  };
 }
 
 const FIELDS = ['projectId', 'namespace', 'agentId', 'scope', 'memoryType', 'contentKey'] as const;

@@ -5,7 +5,7 @@ import { uuidv7, type NewAuditEvent } from '@engram/events';
 import { canonicalJson, signProvenance, signV2 } from '@engram/integrity';
 import { contentKey } from './content-key.ts';
 import { deprecateInSession, type DeprecationRequest } from './deprecate.ts';
-import { dedupLockOrder, type DedupKey } from './lock-order.ts';
+import { dedupKey, dedupLockOrder } from './lock-order.ts';
 import type { Draft, PersistResult, ProvenanceRecord } from './memory.ts';
 import type { MemoryRepository, WriteSession } from './ports.ts';
 
@@ -53,17 +53,6 @@ export async function persistMemories(
     }
     return { results, deprecatedIds };
   });
-}
-
-function dedupKey(projectId: string, d: Draft, contentKey: string): DedupKey {
-  return {
-    projectId,
-    namespace: d.namespace,
-    agentId: d.agent_id,
-    scope: d.scope,
-    memoryType: d.memory_type,
-    contentKey,
-  };
 }
 
 interface Prepared {

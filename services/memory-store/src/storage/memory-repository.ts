@@ -9,7 +9,7 @@ import type { ExportFilter, MemoryRepository, Relabel, WriteSession } from '../d
 import type { PositionedMemory, TimelinePosition } from '../domain/timeline.ts';
 import { MEMORY_COLUMNS, memoryColumns, memoryFromRow, whereVisible, type MemoryRow } from '@engram/memories';
 import { METRICS, type EngramMetrics } from '@engram/telemetry';
-import { dedupLockOrder } from '../domain/lock-order.ts';
+import { dedupKey, dedupLockOrder } from '../domain/lock-order.ts';
 import { retryWriteConflicts, type WriteRetryOptions } from './write-retry.ts';
 import { WriteGroup } from './write-group.ts';
 
@@ -335,16 +335,7 @@ export class KnexMemoryRepository implements MemoryRepository {
 
   /** Writes in the deduplication lock order (no deadlock between groups), answers in theirs. */
   private async insertGroup(writes: readonly MemoryWrite[]): Promise<boolean[]> {
-    const order = dedupLockOrder(
-      writes.map(({ input: i }) => ({
-        projectId: i.projectId,
-        namespace: i.draft.namespace,
-        agentId: i.draft.agent_id,
-        scope: i.draft.scope,
-        memoryType: i.draft.memory_type,
-        contentKey: i.key,
-      })),
-    );
+    const order = dedupLockOrder(writes.map(({ input: i }) => dedupKey(i.projectId, i.draft, i.key)));
     const sorted = order.map((i) => writes[i]!);
     const inserted = await retryWriteConflicts(() => insertMemories(this.db.knex, sorted), this.retry);
     const answers = new Array<boolean>(writes.length);
