@@ -10,11 +10,18 @@
  *   BENCH_CAPACITY_SIZES=10000,100000
  *   BENCH_CAPACITY_WRITES=3000    adds per load (fresh content each)
  *   BENCH_CAPACITY_QUERIES=3000   queries per load
+ *   BENCH_CAPACITY_EMBEDDER=hash  or standin: EMBEDDING_PROVIDER=openai on the OpenAI-compatible
+ *                                 stand-in (sentence-embedding geometry, a process of its own whose
+ *                                 CPU is reported apart: a hosted embedder's), with the openai
+ *                                 space's HNSW defaults unless HNSW_M / HNSW_EF_CONSTRUCTION /
+ *                                 HNSW_EF_SEARCH are set
+ *   BENCH_CAPACITY_DIMS=384       the stand-in's dimensions
  *   BENCH_DOCS=0                  print instead of writing docs/capacity.md's generated section
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { Knex } from 'knex';
+import { pinnedHnswSettings, type HnswSettings } from '@engram/db';
 import { efSearch } from '@engram/memories';
 import type { ApiClient, DistributedEngram } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
@@ -24,12 +31,24 @@ import { CpuMeter, pidsNamed, type CpuSnapshot } from './retrieval/cpu.ts';
 import { hnswRecall } from './retrieval/recall.ts';
 import { benchAdd, ok } from './retrieval/scenarios.ts';
 import { runLoad, type LoadResult } from './retrieval/stats.ts';
-import { startPostgresSuite } from './retrieval/targets.ts';
+import { BENCH_ENV, startPostgresSuite } from './retrieval/targets.ts';
+import { corpusVectors, embedOne, standInModel, type Geometry } from './vectors/corpus-vectors.ts';
+import { startStandIn } from './vectors/standin-process.ts';
 
 const env = process.env;
 const SIZES = (env.BENCH_CAPACITY_SIZES ?? '10000,100000').split(',').map(Number);
 const WRITES = Number(env.BENCH_CAPACITY_WRITES ?? 3000);
 const QUERIES = Number(env.BENCH_CAPACITY_QUERIES ?? 3000);
+const EMBEDDER = env.BENCH_CAPACITY_EMBEDDER ?? 'hash';
+if (EMBEDDER !== 'hash' && EMBEDDER !== 'standin')
+  throw new Error('BENCH_CAPACITY_EMBEDDER: hash or standin');
+const DIMS = EMBEDDER === 'standin' ? Number(env.BENCH_CAPACITY_DIMS ?? 384) : 384;
+const GEOMETRY: Geometry = { kind: EMBEDDER, dimensions: DIMS };
+const HNSW_ENV = Object.fromEntries(
+  (['HNSW_M', 'HNSW_EF_CONSTRUCTION', 'HNSW_EF_SEARCH'] as const).flatMap((k) =>
+    env[k] ? [[k, env[k]] as const] : [],
+  ),
+);
 const log = (s: string) => process.stdout.write(s + '\n');
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
@@ -62,6 +81,8 @@ interface SizeRun {
 /** The load generator and PostgreSQL: the processes the model's two cores are split by. */
 const PG = 'postgres';
 const LOADGEN = 'load generator';
+/** The embedding stand-in: a hosted embedder's work, on core 1 in the check, outside Engram's totals. */
+const STANDIN = 'embedding stand-in';
 
 /** CPU ms per operation on core 0 (PostgreSQL) and on core 1 (everything else) in the pinned runs. */
 function coreSplit(cpu: CpuSnapshot): [number, number] {
@@ -90,8 +111,9 @@ async function measureSize(
     from: loaded,
     to: size,
     rebuildIndex: true,
-    maintenanceWorkMem: `${Math.max(512, Math.ceil((size * 3) / 1000))}MB`,
+    maintenanceWorkMem: `${Math.max(512, Math.ceil((size * DIMS * 8) / 1e6))}MB`,
     log,
+    vectors: (from, to) => corpusVectors(GEOMETRY, from, to),
   });
   const query = (i: number) =>
     ok(reader, '/memories/query', {
@@ -129,21 +151,39 @@ async function measureSize(
     pin(pidsNamed('postgres'), all);
     pin(own, all);
   }
-  const recall = (await hnswRecall(knex, size, efSearch(20))).ids;
+  // The ef_search the store's space is pinned with, as the service's top_k 10 query uses it.
+  const space = await pinnedHnswSettings(knex);
+  const recall = (
+    await hnswRecall(knex, size, efSearch(20, space?.efSearch), 100, (t) => embedOne(GEOMETRY, t))
+  ).ids;
   return { size, recall, writes, queries, pinnedWrites: pinned[0], pinnedQueries: pinned[1] };
 }
 
-function report(runs: readonly SizeRun[], started: Date, load0: number[], pgServer: string): string {
+function report(
+  runs: readonly SizeRun[],
+  started: Date,
+  load0: number[],
+  pgServer: string,
+  hnsw: HnswSettings | undefined,
+): string {
   const load1 = loadavg();
+  const build = hnsw
+    ? `HNSW m ${hnsw.m} / ef_construction ${hnsw.efConstruction} / ef_search ${hnsw.efSearch}`
+    : 'HNSW as pinned';
+  const space =
+    EMBEDDER === 'hash'
+      ? `the hash embedder (384 dimensions, ${build})`
+      : `EMBEDDING_PROVIDER=openai on the OpenAI-compatible stand-in (sentence-embedding geometry, ${DIMS} ` +
+        `dimensions, ${build}; the stand-in's own CPU is listed apart, as a hosted embedder's)`;
   const names = [
     ...new Set(runs.flatMap((r) => [...Object.keys(r.writes.cpu), ...Object.keys(r.queries.cpu)])),
-  ].filter((n) => n !== LOADGEN);
+  ].filter((n) => n !== LOADGEN && n !== STANDIN);
   names.sort((a, b) => (a === PG ? -1 : b === PG ? 1 : a.localeCompare(b)));
   const lines = [
     `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} x ` +
       `${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ` +
       `with \`make bench-capacity\`: ${pgServer} The six processes of startDistributed (DATABASE_POOL_MAX 4 ` +
-      `each), the hash embedder (384 dimensions), adds from 32 clients (${WRITES} per load, fresh content), ` +
+      `each), ${space}, adds from 32 clients (${WRITES} per load, fresh content), ` +
       `queries from 16 clients (${QUERIES} per load, top_k 10, an agent-bound internal key) after a bulk load ` +
       `of each size. Load average ${load0.map(f1).join(' / ')} at the start, ${load1.map(f1).join(' / ')} at ` +
       'the end (1 / 5 / 15 min).',
@@ -162,6 +202,11 @@ function report(runs: readonly SizeRun[], started: Date, load0: number[], pgServ
   lines.push(
     `| **all but the load generator** | ${runs.map((r) => `**${f2(total(r.writes.cpu))}**`).join(' | ')} | ${runs.map((r) => `**${f2(total(r.queries.cpu))}**`).join(' | ')} |`,
     `| (load generator) | ${runs.map((r) => cell(r.writes.cpu, LOADGEN)).join(' | ')} | ${runs.map((r) => cell(r.queries.cpu, LOADGEN)).join(' | ')} |`,
+    ...(EMBEDDER === 'standin'
+      ? [
+          `| (embedding stand-in) | ${runs.map((r) => cell(r.writes.cpu, STANDIN)).join(' | ')} | ${runs.map((r) => cell(r.queries.cpu, STANDIN)).join(' | ')} |`,
+        ]
+      : []),
     '',
     'Throughput, recall and the check (PostgreSQL on core 0, every other process on core 1; predicted = ' +
       "1,000 / the larger of the two cores' CPU ms per operation, from the unpinned run's figures):",
@@ -198,12 +243,34 @@ async function main(): Promise<void> {
   execFileSync('taskset', ['--version'], { stdio: 'ignore' }); // fails early without util-linux
   const started = new Date();
   const load0 = loadavg();
-  const ps = await startPostgresSuite('capacity');
+  const standIn = EMBEDDER === 'standin' ? await startStandIn() : undefined;
+  const ps = await startPostgresSuite('capacity', {
+    ...BENCH_ENV,
+    ...HNSW_ENV,
+    ...(standIn
+      ? {
+          EMBEDDING_PROVIDER: 'openai',
+          EMBEDDING_BASE_URL: standIn.baseUrl,
+          EMBEDDING_MODEL: standInModel(DIMS),
+          EMBEDDING_DIMENSIONS: String(DIMS),
+          EMBEDDING_API_KEY: 'stand-in',
+        }
+      : {}),
+  });
   const { suite: d, knex, server: pgServer } = ps;
-  const services = [...d.processes.values()].map((p) => p.child.pid ?? -1);
+  const standInPid = standIn?.proc.child.pid;
+  const services = [
+    ...[...d.processes.values()].map((p) => p.child.pid ?? -1),
+    ...(standInPid !== undefined ? [standInPid] : []),
+  ];
   // Every PostgreSQL process counts (the WAL writer and checkpointer work for the writes); the
   // bench's database is the only busy one on the server.
-  const meter = new CpuMeter(new Map([...d.processes].map(([name, p]) => [name, p.child.pid ?? -1])));
+  const meter = new CpuMeter(
+    new Map([
+      ...[...d.processes].map(([name, p]) => [name, p.child.pid ?? -1] as [string, number]),
+      ...(standInPid !== undefined ? [[STANDIN, standInPid] as [string, number]] : []),
+    ]),
+  );
   try {
     const reader = await d.admin.createKey({
       trust_level: 'internal',
@@ -218,11 +285,12 @@ async function main(): Promise<void> {
       runs.push(await measureSize(size, loaded, knex, d, reader, meter, services));
       loaded = size;
     }
-    const body = report(runs, started, load0, pgServer);
+    const body = report(runs, started, load0, pgServer, await pinnedHnswSettings(knex));
     if (env.BENCH_DOCS === '0') console.log(body);
-    else writeBenchSection('capacity', body, 'docs/capacity.md');
+    else writeBenchSection(EMBEDDER === 'hash' ? 'capacity' : 'capacity-standin', body, 'docs/capacity.md');
   } finally {
     await ps.stop();
+    await standIn?.proc.stop();
   }
 }
 

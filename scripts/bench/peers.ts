@@ -30,8 +30,6 @@ import { join } from 'node:path';
 import knexFactory from 'knex';
 import {
   createTestDatabase,
-  ManagedProcess,
-  REPO_ROOT,
   startDistributed,
   type ApiClient,
   type DistributedEngram,
@@ -45,6 +43,7 @@ import { ok } from './retrieval/scenarios.ts';
 import { percentile, type LoadResult } from './retrieval/stats.ts';
 import { BENCH_ENV } from './retrieval/targets.ts';
 import { corpusVectors, standInModel } from './vectors/corpus-vectors.ts';
+import { startStandIn } from './vectors/standin-process.ts';
 
 const env = process.env;
 const log = (s: string) => process.stdout.write(s + '\n');
@@ -123,26 +122,6 @@ const writeText = () => {
   return { i, content: `${memoryText(i)} (write ${i})` };
 };
 const queryBody = (size: number, i: number) => queryText((i * 7919) % size, i);
-
-async function standIn(): Promise<{ proc: ManagedProcess; baseUrl: string }> {
-  const proc = ManagedProcess.spawn(
-    'embedding-stand-in',
-    process.execPath,
-    ['--import', 'tsx', '--conditions=engram-source', 'scripts/bench/vectors/standin-server.ts'],
-    { PATH: env.PATH, HOME: env.HOME },
-    REPO_ROOT,
-  );
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.child.once('exit', () => reject(new Error(`the stand-in exited\n${proc.tail()}`)));
-  });
-  return { proc, baseUrl };
-}
 
 async function engram(dims: number, baseUrl: string, standInPid: number): Promise<Point> {
   const db = await createTestDatabase('engram_peers');
@@ -445,7 +424,7 @@ async function main(): Promise<void> {
     await db.drop();
     return r.rows[0]!;
   })();
-  const s = await standIn();
+  const s = await startStandIn();
   const out: string[] = [];
   try {
     for (const dims of dimsList) {

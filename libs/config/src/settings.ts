@@ -315,6 +315,12 @@ export const engramSchema = {
   embeddingApiKey: optionalStr('EMBEDDING_API_KEY', 'OpenAI-compatible embeddings API key.', {
     secret: true,
   }),
+  embeddingEncodingFormat: oneOf(
+    'EMBEDDING_ENCODING_FORMAT',
+    'How the openai provider asks for vectors: base64 (little-endian float32, what the official SDKs ask for; a quarter of the bytes and no number parsing) or float (JSON numbers, for a server that refuses the encoding_format field). An answer in either form is read whichever was asked.',
+    ['base64', 'float'],
+    { default: 'base64' },
+  ),
 
   // Tracing: OpenTelemetry's own variables (the exporter reads other OTEL_EXPORTER_OTLP_*, e.g. headers)
   otelExporterOtlpEndpoint: optionalStr(

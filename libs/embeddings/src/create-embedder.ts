@@ -17,6 +17,8 @@ export interface EmbedderSettings {
   readonly apiKey?: string | undefined;
   /** openai: per request timeout, default 10 s. */
   readonly timeoutMs?: number | undefined;
+  /** openai: encoding_format asked for, default base64. */
+  readonly encodingFormat?: 'base64' | 'float' | undefined;
 }
 
 export const LOCAL_FALLBACK_WARNING =
@@ -40,6 +42,7 @@ function build(settings: EmbedderSettings, logger: Logger): Embedder {
         model: settings.model,
         dimensions: settings.dimensions,
         timeoutMs: settings.timeoutMs,
+        encodingFormat: settings.encodingFormat,
         logger,
       });
     case 'local':

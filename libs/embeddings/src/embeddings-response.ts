@@ -5,9 +5,49 @@ function malformed(what: string): EmbeddingError {
   return new EmbeddingError(`embedding provider answered with ${what}`, 'MALFORMED_RESPONSE');
 }
 
+function wrongSize(found: number, dimensions: number): EmbeddingError {
+  return new EmbeddingError(
+    `embedding provider returned ${found}-dimensional vectors; ${dimensions} are configured (EMBEDDING_DIMENSIONS)`,
+    'DIMENSION_MISMATCH',
+  );
+}
+
+/** Strict base64 (RFC 4648 alphabet, padded): Buffer.from would skip anything else silently. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
- * Checks an OpenAI embeddings response `{data: [{embedding: number[], index}]}` for `count` inputs
- * and returns the vectors in input order (by index), L2-normalised.
+ * One embedding's numbers: a JSON list of numbers, or (encoding_format base64) a string holding the
+ * little-endian float32 bytes. Either must have `dimensions` finite components.
+ */
+function componentsOf(embedding: unknown, dimensions: number): number[] {
+  const vector = new Array<number>(dimensions);
+  if (typeof embedding === 'string') {
+    if (!BASE64.test(embedding)) throw malformed('an embedding string that is not base64');
+    const bytes = Buffer.from(embedding, 'base64');
+    if (bytes.length % 4 !== 0) throw malformed('a base64 embedding that is not whole float32 numbers');
+    if (bytes.length / 4 !== dimensions) throw wrongSize(bytes.length / 4, dimensions);
+    for (let i = 0; i < dimensions; i++) {
+      const x = bytes.readFloatLE(i * 4);
+      if (!Number.isFinite(x)) throw malformed('an embedding with a non-finite number');
+      vector[i] = x;
+    }
+    return vector;
+  }
+  if (!Array.isArray(embedding)) throw malformed('an embedding that is not a list of numbers');
+  if (embedding.length !== dimensions) throw wrongSize(embedding.length, dimensions);
+  for (let i = 0; i < dimensions; i++) {
+    const x: unknown = embedding[i];
+    if (typeof x !== 'number' || !Number.isFinite(x))
+      throw malformed('an embedding with a non-finite number');
+    vector[i] = x;
+  }
+  return vector;
+}
+
+/**
+ * Checks an OpenAI embeddings response `{data: [{embedding, index}]}` for `count` inputs, each
+ * embedding a list of numbers or a base64 string of float32s, and returns the vectors in input order
+ * (by index), L2-normalised.
  */
 export function parseEmbeddingsResponse(body: unknown, count: number, dimensions: number): number[][] {
   if (typeof body !== 'object' || body === null) throw malformed('a body that is not a JSON object');
@@ -22,21 +62,7 @@ export function parseEmbeddingsResponse(body: unknown, count: number, dimensions
       throw malformed('a missing or out-of-range index');
     }
     if (out[index] !== undefined) throw malformed('a repeated index');
-    if (!Array.isArray(embedding)) throw malformed('an embedding that is not a list of numbers');
-    if (embedding.length !== dimensions) {
-      throw new EmbeddingError(
-        `embedding provider returned ${embedding.length}-dimensional vectors; ${dimensions} are configured ` +
-          `(EMBEDDING_DIMENSIONS)`,
-        'DIMENSION_MISMATCH',
-      );
-    }
-    const vector = new Array<number>(dimensions);
-    for (let i = 0; i < dimensions; i++) {
-      const x: unknown = embedding[i];
-      if (typeof x !== 'number' || !Number.isFinite(x))
-        throw malformed('an embedding with a non-finite number');
-      vector[i] = x;
-    }
+    const vector = componentsOf(embedding, dimensions);
     if (l2NormalizeInPlace(vector) === undefined) throw malformed('an all-zero embedding');
     out[index] = vector;
   }

@@ -11,4 +11,4 @@ export { DEFAULT_EMBEDDING_TIMEOUT_MS, OPENAI_MAX_BATCH, OpenAiEmbedder } from '
 export type { OpenAiEmbedderOptions } from './openai-embedder.ts';
 export { tokenize } from './tokenize.ts';
 export type { Token, TokenKind } from './tokenize.ts';
-export { vectorLiteral } from './vector-literal.ts';
+export { vectorBinary, vectorLiteral, vectorParam } from './vector-literal.ts';

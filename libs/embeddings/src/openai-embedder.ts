@@ -2,6 +2,7 @@ import type { Logger } from '@engram/logger';
 import type { Embedder, EmbeddingSpace } from './embedder.ts';
 import { EmbeddingError } from './embedding-error.ts';
 import { parseEmbeddingsResponse } from './embeddings-response.ts';
+import { JsonPoster } from './post-json.ts';
 
 export const OPENAI_MAX_BATCH = 64;
 export const DEFAULT_EMBEDDING_TIMEOUT_MS = 10_000;
@@ -18,6 +19,11 @@ export interface OpenAiEmbedderOptions {
   readonly timeoutMs?: number | undefined;
   /** Inputs per request, 1 to 64. Default 64. */
   readonly batchSize?: number | undefined;
+  /**
+   * encoding_format asked for: base64 (default; little-endian float32, as the official SDKs ask) or
+   * float (the field is left out, for servers that refuse it). Either answer is read.
+   */
+  readonly encodingFormat?: 'base64' | 'float' | undefined;
   readonly logger?: Logger | undefined;
 }
 
@@ -31,10 +37,6 @@ function providerCode(body: unknown): string | undefined {
   return candidate !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(candidate) ? candidate : undefined;
 }
 
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-}
-
 /**
  * Embeddings from any OpenAI-compatible POST {baseUrl}/embeddings (OpenAI, Azure, Ollama, vLLM,
  * TEI...). Batches of at most 64 inputs, sent one after the other; each answer is checked (one
@@ -44,9 +46,8 @@ function isTimeout(err: unknown): boolean {
  */
 export class OpenAiEmbedder implements Embedder {
   readonly space: EmbeddingSpace;
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
+  private readonly poster: JsonPoster;
+  private readonly encodingFormat: 'base64' | 'float';
   private readonly batchSize: number;
   private readonly logger: Logger | undefined;
 
@@ -76,10 +77,17 @@ export class OpenAiEmbedder implements Embedder {
     const timeoutMs = options.timeoutMs ?? DEFAULT_EMBEDDING_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new EmbeddingError('embedding timeout must be positive', 'CONFIGURATION');
 
-    this.url = url.href;
-    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
-    if (options.apiKey) this.headers['authorization'] = `Bearer ${options.apiKey}`;
-    this.timeoutMs = timeoutMs;
+    const encodingFormat = options.encodingFormat ?? 'base64';
+    if (encodingFormat !== 'base64' && encodingFormat !== 'float') {
+      throw new EmbeddingError('embedding encoding format must be base64 or float', 'CONFIGURATION');
+    }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (options.apiKey) headers['authorization'] = `Bearer ${options.apiKey}`;
+    this.poster = new JsonPoster(url, headers, timeoutMs);
+    this.encodingFormat = encodingFormat;
     this.batchSize = batchSize;
     this.logger = options.logger;
     this.space = Object.freeze({ provider: 'openai', model: options.model, dimensions: options.dimensions });
@@ -97,48 +105,36 @@ export class OpenAiEmbedder implements Embedder {
 
   private async embedBatch(batch: readonly string[]): Promise<number[][]> {
     const started = performance.now();
+    const request: Record<string, unknown> = { model: this.space.model, input: batch };
+    if (this.encodingFormat === 'base64') request['encoding_format'] = 'base64';
+    const { status, text } = await this.poster.post(JSON.stringify(request));
+    if (status < 200 || status > 299) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const code = providerCode(parsed);
+      throw new EmbeddingError(
+        `embedding provider answered HTTP ${status}${code ? ` (${code})` : ''}`,
+        'HTTP_STATUS',
+        {
+          status,
+        },
+      );
+    }
     let body: unknown;
     try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify({ model: this.space.model, input: batch }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await res.text();
-      if (!res.ok) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        const code = providerCode(parsed);
-        throw new EmbeddingError(
-          `embedding provider answered HTTP ${res.status}${code ? ` (${code})` : ''}`,
-          'HTTP_STATUS',
-          { status: res.status },
-        );
-      }
-      try {
-        body = JSON.parse(text);
-      } catch (err) {
-        throw new EmbeddingError(
-          'embedding provider answered with a body that is not JSON',
-          'MALFORMED_RESPONSE',
-          {
-            cause: err,
-          },
-        );
-      }
+      body = JSON.parse(text);
     } catch (err) {
-      if (err instanceof EmbeddingError) throw err;
-      if (isTimeout(err)) {
-        throw new EmbeddingError(`embedding request timed out after ${this.timeoutMs} ms`, 'TIMEOUT', {
+      throw new EmbeddingError(
+        'embedding provider answered with a body that is not JSON',
+        'MALFORMED_RESPONSE',
+        {
           cause: err,
-        });
-      }
-      throw new EmbeddingError('embedding provider could not be reached', 'NETWORK', { cause: err });
+        },
+      );
     }
     const vectors = parseEmbeddingsResponse(body, batch.length, this.space.dimensions);
     this.logger?.debug(

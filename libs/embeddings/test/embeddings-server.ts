@@ -5,7 +5,9 @@ export interface RecordedRequest {
   readonly method: string | undefined;
   readonly url: string | undefined;
   readonly authorization: string | undefined;
-  readonly body: { model: string; input: string[] };
+  readonly body: { model: string; input: string[]; encoding_format?: string };
+  /** Which request this is on its connection (1 = the first). */
+  readonly onSocket: number;
 }
 
 export type Handler = (req: RecordedRequest, res: ServerResponse) => void;
@@ -48,10 +50,30 @@ export function correctEmbeddingsHandler(dimensions: number): Handler {
     });
 }
 
+/** The base64 form of a vector the hosted API answers with encoding_format "base64". */
+export function base64Of(v: readonly number[]): string {
+  return Buffer.from(Float32Array.from(v).buffer).toString('base64');
+}
+
+/** Like correctEmbeddingsHandler, each vector as base64 float32 (what encoding_format "base64" asks). */
+export function base64EmbeddingsHandler(dimensions: number): Handler {
+  return (req, res) =>
+    sendJson(res, 200, {
+      object: 'list',
+      data: req.body.input.map((input, index) => ({
+        index,
+        embedding: base64Of(vectorFor(input, dimensions)),
+      })),
+    });
+}
+
 /** A real HTTP server on port 0 speaking the OpenAI embeddings protocol through `handler`. */
 export async function startEmbeddingsServer(handler: Handler): Promise<EmbeddingsServer> {
   const requests: RecordedRequest[] = [];
+  const perSocket = new WeakMap<object, number>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const onSocket = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, onSocket);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -60,6 +82,7 @@ export async function startEmbeddingsServer(handler: Handler): Promise<Embedding
         url: req.url,
         authorization: req.headers.authorization,
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedRequest['body'],
+        onSocket,
       };
       requests.push(recorded);
       handler(recorded, res);

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { EmbeddingError, OpenAiEmbedder } from '../src/index.ts';
 import {
+  base64EmbeddingsHandler,
+  base64Of,
   correctEmbeddingsHandler,
   sendJson,
   startEmbeddingsServer,
@@ -50,7 +52,7 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
       ...extra,
     });
 
-  it('posts {model, input} to {baseUrl}/embeddings with a bearer key and returns unit vectors', async () => {
+  it('posts {model, input, encoding_format: base64} to {baseUrl}/embeddings with a bearer key and returns unit vectors', async () => {
     server = await startEmbeddingsServer(correct);
     const embedder = embedderFor(server);
     assert.deepEqual(embedder.space, { provider: 'openai', model: 'text-embedding-test', dimensions: DIMS });
@@ -60,7 +62,11 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
     assert.equal(req!.method, 'POST');
     assert.equal(req!.url, '/v1/embeddings');
     assert.equal(req!.authorization, 'Bearer sk-test-key');
-    assert.deepEqual(req!.body, { model: 'text-embedding-test', input: ['text-0', 'text-1'] });
+    assert.deepEqual(req!.body, {
+      model: 'text-embedding-test',
+      input: ['text-0', 'text-1'],
+      encoding_format: 'base64',
+    });
     assert.equal(vectors.length, 2);
     for (const v of vectors) {
       assert.equal(v.length, DIMS);
@@ -91,6 +97,59 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
       vectors.map(inputIndexOf),
       texts(150).map((_, i) => i),
     );
+  });
+
+  it('reads base64 float32 answers, the same vectors as the JSON numbers give', async () => {
+    server = await startEmbeddingsServer(base64EmbeddingsHandler(DIMS));
+    const fromBase64 = await embedderFor(server).embed(texts(5));
+    await server.close();
+    server = await startEmbeddingsServer(correct);
+    const fromNumbers = await embedderFor(server).embed(texts(5));
+    assert.deepEqual(fromBase64.map(inputIndexOf), [0, 1, 2, 3, 4]);
+    fromBase64.forEach((v, i) => v.forEach((x, j) => assert.ok(Math.abs(x - fromNumbers[i]![j]!) < 1e-7)));
+  });
+
+  it('encodingFormat float leaves encoding_format out of the request', async () => {
+    server = await startEmbeddingsServer(correct);
+    await embedderFor(server, { encodingFormat: 'float' }).embed(['text-0']);
+    assert.deepEqual(server.requests[0]!.body, { model: 'text-embedding-test', input: ['text-0'] });
+  });
+
+  for (const [name, embedding, kind] of [
+    ['a string that is not base64', 'not base64!', 'MALFORMED_RESPONSE'],
+    [
+      'base64 that is not whole float32s',
+      Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64'),
+      'MALFORMED_RESPONSE',
+    ],
+    ['base64 of another size', base64Of([1, 2, 3]), 'DIMENSION_MISMATCH'],
+    ['base64 holding NaN', base64Of([NaN, 1, 0, 0, 0, 0, 0, 0]), 'MALFORMED_RESPONSE'],
+  ] as const) {
+    it(`a base64 embedding that is ${name} -> EmbeddingError ${kind}`, async () => {
+      server = await startEmbeddingsServer((_req, res) =>
+        sendJson(res, 200, { data: [{ index: 0, embedding }] }),
+      );
+      await expectEmbeddingError(embedderFor(server).embed(['text-0']), kind);
+    });
+  }
+
+  it('keeps its connection between requests, and resends once when the server has just dropped it', async () => {
+    let dropped = 0;
+    server = await startEmbeddingsServer((req, res) => {
+      // The third request on a connection finds it closed, as when a server times out an idle one.
+      if (req.onSocket === 3) {
+        dropped++;
+        res.socket?.destroy();
+        return;
+      }
+      correct(req, res);
+    });
+    const embedder = embedderFor(server);
+    for (let i = 0; i < 6; i++)
+      assert.deepEqual((await embedder.embed([`text-${i}`])).map(inputIndexOf), [i]);
+    assert.ok(dropped >= 1, 'a reused connection was dropped');
+    // Requests 1 and 2 shared a connection: fewer connections than requests.
+    assert.ok(server.requests.some((r) => r.onSocket === 2));
   });
 
   it('makes no request for no input', async () => {
@@ -148,7 +207,7 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
     ['an out-of-range index', { data: [{ index: 1, embedding: vectorFor('text-0', DIMS) }] }],
     ['a non-numeric component', { data: [{ index: 0, embedding: ['a', 1, 0, 0, 0, 0, 0, 0] }] }],
     ['an all-zero vector', { data: [{ index: 0, embedding: new Array(DIMS).fill(0) }] }],
-    ['base64 instead of floats', { data: [{ index: 0, embedding: 'AAAA' }] }],
+    ['an embedding that is neither a list nor a string', { data: [{ index: 0, embedding: { x: 1 } }] }],
   ] as const) {
     it(`a response with ${name} -> EmbeddingError`, async () => {
       server = await startEmbeddingsServer((_req, res) => sendJson(res, 200, body));

@@ -12,5 +12,6 @@ export function embeddingSettings(config: EngramConfig) {
     dimensions: config.embeddingDimensions,
     baseUrl: config.embeddingBaseUrl,
     apiKey: config.embeddingApiKey,
+    encodingFormat: config.embeddingEncodingFormat,
   };
 }

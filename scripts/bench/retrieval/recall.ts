@@ -22,14 +22,21 @@ const EPSILON = 1e-6;
  * top_k = 10 query (iterative scan, namespace filter) with the given ef_search, once through the
  * index and once with index scans disabled (an exact scan and sort).
  */
-export async function hnswRecall(knex: Knex, size: number, ef: number, queries = 100): Promise<Recall> {
+export async function hnswRecall(
+  knex: Knex,
+  size: number,
+  ef: number,
+  queries = 100,
+  /** The query's vector in the store's space; default the hash embedder's. */
+  embedQuery?: (text: string) => ArrayLike<number>,
+): Promise<Recall> {
   const embedder = new HashEmbedder({ dimensions: 384 });
+  const vectorOf = embedQuery ?? ((text: string) => embedder.embedText(text));
   let idHits = 0;
   let distanceHits = 0;
   let total = 0;
   for (let k = 0; k < queries; k++) {
-    const [v] = await embedder.embed([queryText((k * 7919) % size, k)]);
-    const vec = vectorLiteral(v!);
+    const vec = vectorLiteral(Array.from(vectorOf(queryText((k * 7919) % size, k))));
     const top = (index: boolean) =>
       knex.transaction(async (trx) => {
         if (index) {

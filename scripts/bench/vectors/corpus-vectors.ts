@@ -31,6 +31,12 @@ export async function embedTexts(g: Geometry, texts: readonly string[]): Promise
   return (await hash.embed(texts)).map((v) => Float32Array.from(v));
 }
 
+/** One text's vector (embedTexts for a single text, synchronously). */
+export function embedOne(g: Geometry, text: string): ArrayLike<number> {
+  if (g.kind === 'standin') return standInVector(text, g.dimensions);
+  return hash.embedText(text);
+}
+
 /**
  * Vectors of corpus memories [from, to) (memoryText), cached in the temporary directory in chunks
  * of 10,000 so that a second run (or another bench) does not compute 100,000 of them again.
