@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Reader } from '@engram/auth';
 import type { Database } from '@engram/db';
-import { vectorLiteral } from '@engram/embeddings';
+import { vectorParam } from '@engram/embeddings';
 import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
 import { ConflictError, isDependencyDown } from '@engram/errors';
 import type { Draft, StoredMemory } from '../domain/memory.ts';
@@ -121,8 +121,11 @@ function insertRowsSql(rows: number): string {
   return sql;
 }
 
-/** The bindings of one write, in WRITE_COLUMNS order. */
-function writeBindings(input: InsertInput, created: NewAuditEvent): Knex.RawBinding[] {
+/**
+ * The bindings of one write, in WRITE_COLUMNS order; the embedding in pgvector's binary form for
+ * PostgreSQL (`binaryVector`), as text for PGlite.
+ */
+function writeBindings(input: InsertInput, created: NewAuditEvent, binaryVector: boolean): Knex.RawBinding[] {
   const { draft: d } = input;
   const p = d.provenance;
   const e = auditEventRow(created);
@@ -145,7 +148,7 @@ function writeBindings(input: InsertInput, created: NewAuditEvent): Knex.RawBind
     d.error_pattern ?? null,
     d.source_trajectory_id ?? null,
     input.integrityHash,
-    vectorLiteral(input.embedding),
+    vectorParam(input.embedding, binaryVector),
     p.channel,
     p.kind,
     p.agent_id,
@@ -172,8 +175,8 @@ export interface MemoryWrite {
 }
 
 /** Builds a write before it joins a group, so what cannot be bound fails that write alone. */
-export function memoryWrite(input: InsertInput, created: NewAuditEvent): MemoryWrite {
-  return { input, bindings: writeBindings(input, created) };
+export function memoryWrite(input: InsertInput, created: NewAuditEvent, binaryVector: boolean): MemoryWrite {
+  return { input, bindings: writeBindings(input, created, binaryVector) };
 }
 
 /**
@@ -189,13 +192,21 @@ export async function insertMemories(q: Knex | Knex.Transaction, writes: readonl
   return writes.map((w) => inserted.has(w.input.id.toLowerCase()));
 }
 
-async function insertMemory(q: Knex | Knex.Transaction, input: InsertInput, created: NewAuditEvent) {
-  const [inserted] = await insertMemories(q, [memoryWrite(input, created)]);
+async function insertMemory(
+  q: Knex | Knex.Transaction,
+  input: InsertInput,
+  created: NewAuditEvent,
+  binaryVector: boolean,
+) {
+  const [inserted] = await insertMemories(q, [memoryWrite(input, created, binaryVector)]);
   return inserted === true;
 }
 
 class KnexWriteSession implements WriteSession {
-  constructor(private readonly trx: Knex.Transaction) {}
+  constructor(
+    private readonly trx: Knex.Transaction,
+    private readonly binaryVector: boolean,
+  ) {}
 
   async findDuplicate(projectId: string, d: Draft, key: string): Promise<StoredMemory | undefined> {
     const row = (await this.trx('memories')
@@ -214,7 +225,7 @@ class KnexWriteSession implements WriteSession {
   }
 
   insert(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
-    return insertMemory(this.trx, input, created);
+    return insertMemory(this.trx, input, created, this.binaryVector);
   }
 
   async deprecate(
@@ -296,6 +307,8 @@ class KnexWriteSession implements WriteSession {
 export class KnexMemoryRepository implements MemoryRepository {
   private readonly retry: WriteRetryOptions;
   private readonly lone: WriteGroup<MemoryWrite, boolean>;
+  /** node-postgres sends a Buffer in binary: vectors go as pgvector's binary form there. */
+  private readonly binaryVector: boolean;
 
   constructor(
     private readonly db: Database,
@@ -303,6 +316,7 @@ export class KnexMemoryRepository implements MemoryRepository {
     metrics?: EngramMetrics,
     opts: { readonly writeGroupMax?: number } = {},
   ) {
+    this.binaryVector = db.engine === 'postgres';
     const retries = metrics?.counter(METRICS.dbWriteRetries);
     this.retry = { onRetry: (conflict) => retries?.inc({ conflict }) };
     const groups = metrics?.histogram(METRICS.dbGroupCommitWrites);
@@ -321,7 +335,7 @@ export class KnexMemoryRepository implements MemoryRepository {
 
   async transaction<T>(work: (s: WriteSession) => Promise<T>): Promise<T> {
     const out = await retryWriteConflicts(
-      () => this.db.knex.transaction((trx) => work(new KnexWriteSession(trx))),
+      () => this.db.knex.transaction((trx) => work(new KnexWriteSession(trx, this.binaryVector))),
       this.retry,
     );
     this.onCommit();
@@ -330,7 +344,7 @@ export class KnexMemoryRepository implements MemoryRepository {
 
   /** One statement on its own, grouped with the lone writes that arrive while others run. */
   async insertAlone(input: InsertInput, created: NewAuditEvent): Promise<boolean> {
-    return this.lone.write(memoryWrite(input, created));
+    return this.lone.write(memoryWrite(input, created, this.binaryVector));
   }
 
   /** Writes in the deduplication lock order (no deadlock between groups), answers in theirs. */
