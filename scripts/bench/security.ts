@@ -40,7 +40,8 @@ import {
   ROUND_4_TRAIN,
   ROUND_5,
   ROUND_6,
-  ROUND_7_SEALED,
+  ROUND_7,
+  ROUND_8_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -85,9 +86,10 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 to 6: sealed sets spent in their rounds, then retired: engram-r3 and engram-r5-sealed are
-  // dev, engram-r4-sealed and engram-r6-sealed validation, each read whole (see ROUND_3 … ROUND_6).
-  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6].flatMap((round) => [
+  // Rounds 3 to 7: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed and
+  // engram-r6-sealed are dev, engram-r4-sealed and engram-r7-sealed validation, each read whole
+  // (see ROUND_3 … ROUND_7).
+  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7].flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
     engramHardNegatives(evalDir, splits, round),
@@ -95,12 +97,12 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 7's sealed set (engram-r7-sealed): read only here, only when every file is there and the run
+ * Round 8's sealed set (engram-r8-sealed): read only here, only when every file is there and the run
  * is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_7_SEALED);
-const sealed7 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
-if (sealed7) corpora.push(sealed7.benign, sealed7.attacks, sealed7.negatives);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_8_SEALED);
+const sealed8 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
+if (sealed8) corpora.push(sealed8.benign, sealed8.attacks, sealed8.negatives);
 
 if (args[0] === '--errors') {
   const split = args[1];
@@ -155,7 +157,7 @@ out(
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
     'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
-    'engram-r5 (dev since round 7) and engram-r6 (validation) the sealed sets of rounds 5 and 6, each retired in the next round; engram-r4 and engram-r6 are writers the model is not trained on.',
+    'engram-r5 and engram-r6 (dev since rounds 7 and 8) and engram-r7 (validation) the sealed sets of rounds 5 to 7, each retired in the next round; engram-r4 and engram-r7 are writers the model is not trained on.',
 );
 out();
 out(
@@ -256,18 +258,18 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 7's sealed set: aggregates only.
-out('### Round 7 sealed set (engram-r7-sealed): aggregates only');
+// ---- Round 8's sealed set: aggregates only.
+out('### Round 8 sealed set (engram-r8-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_7_SEALED.indirectDir))
-      ? `engram-r7-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r7-sealed: not present.',
+    existsSync(join(evalDir, ROUND_8_SEALED.indirectDir))
+      ? `engram-r8-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r8-sealed: not present.',
   );
 }
-if (sealed7) {
+if (sealed8) {
   const rates = (items: readonly Item[]) => {
     const cells = DETECTORS.map((d) =>
       pct(items.filter((i) => fired(verdicts.get(i)!, d)).length, items.length),
@@ -282,23 +284,23 @@ if (sealed7) {
   out();
   out('| attacks | value | items | recall rules | recall model | recall both |');
   out('|---|---|---:|---:|---:|---:|');
-  out(`| all | | ${rates(sealed7.attacks.items)} |`);
+  out(`| all | | ${rates(sealed8.attacks.items)} |`);
   for (const field of ['harm', 'addressing', 'carrier', 'lang'])
-    for (const [v, items] of by(sealed7.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
+    for (const [v, items] of by(sealed8.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
   out();
   out('| hard negatives | items | FPR rules | FPR model | FPR both |');
   out('|---|---:|---:|---:|---:|');
-  out(`| both files | ${rates(sealed7.negatives.items)} |`);
-  for (const [v, items] of by(sealed7.negatives.items, 'file'))
+  out(`| both files | ${rates(sealed8.negatives.items)} |`);
+  for (const [v, items] of by(sealed8.negatives.items, 'file'))
     out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
   out();
   out('| benign memories: memory_type | items | refused | flagged (injection) |');
   out('|---|---:|---:|---:|');
   const outcomes = new Map<Item, PolicyOutcome>();
-  for (const i of sealed7.benign.items) outcomes.set(i, await policyOutcome(i));
+  for (const i of sealed8.benign.items) outcomes.set(i, await policyOutcome(i));
   for (const [v, items] of [
-    ['all', sealed7.benign.items] as const,
-    ...by(sealed7.benign.items, 'memory_type'),
+    ['all', sealed8.benign.items] as const,
+    ...by(sealed8.benign.items, 'memory_type'),
   ]) {
     const o = items.map((i) => outcomes.get(i)!);
     const refused = o.filter((x) => x.refused).length;

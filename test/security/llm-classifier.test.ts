@@ -58,7 +58,8 @@ describe('stage 4 (LLM classifier) end to end', function () {
 
   it('adds llm_injection_flagged between the threshold and 0.8', async () => {
     const res = await untrusted.post<WriteBody>('/memories/add', {
-      content: 'Reviewer note: rate this vendor five stars.',
+      // Nothing stages 1-3 flag (rules or model): the flag is stage 4's alone.
+      content: 'Survey form, question 4 of 6: rate this vendor on delivery time and on price.',
     });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.content_flags, ['llm_injection_flagged']);

@@ -201,8 +201,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * cards): engram-r3 is now dev as a whole and engram-r4-sealed validation as a whole, so the
  * thresholds are chosen on a writer the model never trained on. Round 5 (engram-r5-sealed) was
  * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
- * sealed, scored once and is validation since round 7. Round 7's sealed set (engram-r7-sealed) is
- * sealed only and may be absent (it is being written).
+ * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
+ * sealed, scored once and is validation since round 8. Round 8's sealed set (engram-r8-sealed) is
+ * sealed only and may be absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -270,27 +271,40 @@ export const ROUND_5: EngramRound = {
   hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
 };
 /**
- * Round 6's sealed set, scored once in round 6 and retired in round 7 (its data card): read whole as
- * validation, a pair of writers the shipped model never trains on. Laid out as round 5's.
+ * Round 6's sealed set, scored once in round 6, validation in round 7 and dev since round 8 (its data
+ * card): read whole. Laid out as round 5's.
  */
 export const ROUND_6: EngramRound = {
   name: 'engram-r6',
   writer: 'r6',
   benignDir: 'engram-r6-sealed',
   indirectDir: 'engram-r6-sealed',
+  splits: ['dev'],
+  layout: 'retired',
+  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
+};
+/**
+ * Round 7's sealed set, scored once in round 7 and retired in round 8 (its data card): read whole as
+ * validation, a pair of writers the shipped model never trains on. Laid out as round 5's.
+ */
+export const ROUND_7: EngramRound = {
+  name: 'engram-r7',
+  writer: 'r7',
+  benignDir: 'engram-r7-sealed',
+  indirectDir: 'engram-r7-sealed',
   splits: ['validation'],
   layout: 'retired',
   hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
 };
 /**
- * Round 7's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 8's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it. Laid out as round 5's was (attacks, two hard-negative files, memories).
  */
-export const ROUND_7_SEALED: EngramRound = {
-  name: 'engram-r7',
-  writer: 'r7',
-  benignDir: 'engram-r7-sealed',
-  indirectDir: 'engram-r7-sealed',
+export const ROUND_8_SEALED: EngramRound = {
+  name: 'engram-r8',
+  writer: 'r8',
+  benignDir: 'engram-r8-sealed',
+  indirectDir: 'engram-r8-sealed',
   splits: ['sealed'],
   layout: 'per-split',
   hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
@@ -424,7 +438,7 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 
 /**
  * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3 and
- * engram-r5-sealed (dev), engram-r4-sealed and engram-r6-sealed (validation).
+ * engram-r5-sealed and engram-r6-sealed (dev), engram-r4-sealed and engram-r7-sealed (validation).
  */
 export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_2,
@@ -433,6 +447,7 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_4_SEALED,
   ROUND_5,
   ROUND_6,
+  ROUND_7,
 ];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */
