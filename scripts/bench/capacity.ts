@@ -151,10 +151,11 @@ async function measureSize(
     pin(pidsNamed('postgres'), all);
     pin(own, all);
   }
-  // The ef_search the store's space is pinned with, as the service's top_k 10 query uses it.
+  // The ef_search of the service's top_k 10 query: its candidate pool of 50 (retrieval-ranking's
+  // candidatePool) at the ef_search the store's space is pinned with.
   const space = await pinnedHnswSettings(knex);
   const recall = (
-    await hnswRecall(knex, size, efSearch(20, space?.efSearch), 100, (t) => embedOne(GEOMETRY, t))
+    await hnswRecall(knex, size, efSearch(50, space?.efSearch), 100, (t) => embedOne(GEOMETRY, t))
   ).ids;
   return { size, recall, writes, queries, pinnedWrites: pinned[0], pinnedQueries: pinned[1] };
 }

@@ -205,6 +205,10 @@ async function engram(dims: number, baseUrl: string, standInPid: number): Promis
 interface Mem0Memory {
   add(text: string, opts: Record<string, unknown>): Promise<unknown>;
   search(query: string, opts: Record<string, unknown>): Promise<{ results: unknown[] }>;
+  /** Its vector store (the read-set load collects what createMemory inserts). */
+  vectorStore: {
+    insert(vectors: number[][], ids: string[], payloads: Record<string, unknown>[]): Promise<void>;
+  };
   /** mem0's own path for one memory whose embedding is known (internal, used for the read-set load). */
   createMemory(
     data: string,
@@ -243,9 +247,11 @@ async function mem0(dims: number, baseUrl: string, standInPid: number, db: TestD
     disableHistory: !history,
   });
   const memory = new Memory(config(true));
-  // The read-set load goes through mem0's own createMemory (payload, lemmatized text, insert) on a
-  // second instance without the history, which searches never read (a synchronous SQLite insert
-  // per memory would make 100,000 of them take most of an hour here).
+  // The read-set load goes through mem0's own createMemory (payload, lemmatized text, id) on a
+  // second instance without the history, which searches never read; its vector store's insert is
+  // replaced by a collector, and the rows it would have inserted one autocommitted statement at a
+  // time (about 80 a second here, each waiting for its own WAL flush) go in 500 per statement, one
+  // transaction per 10,000: the same rows, written as mem0's insert writes them.
   // Made after the first instance has created the tables (two initialising at once collide).
   let loader: Mem0Memory | undefined;
   const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
@@ -278,13 +284,27 @@ async function mem0(dims: number, baseUrl: string, standInPid: number, db: TestD
       await knex.raw(`drop index if exists ${table}_hnsw_idx`);
       for (let s = loaded; s < size; s += 10_000) {
         const vs = await corpusVectors({ kind: 'standin', dimensions: dims }, s, Math.min(size, s + 10_000));
-        for (let k = 0; k < vs.length; k += 16)
-          await Promise.all(
-            vs.slice(k, k + 16).map((v, j) => {
-              const text = memoryText(s + k + j);
-              return load.createMemory(text, { [text]: Array.from(v) }, { user_id: 'bench' });
-            }),
+        const rows: { id: string; vector: string; payload: unknown }[] = [];
+        load.vectorStore.insert = (vectors, ids, payloads) => {
+          vectors.forEach((v, k) =>
+            rows.push({ id: ids[k]!, vector: `[${v.join(',')}]`, payload: payloads[k] }),
           );
+          return Promise.resolve();
+        };
+        for (let k = 0; k < vs.length; k++) {
+          const text = memoryText(s + k);
+          await load.createMemory(text, { [text]: Array.from(vs[k]!) }, { user_id: 'bench' });
+        }
+        await knex.transaction(async (trx) => {
+          for (let r = 0; r < rows.length; r += 500)
+            await trx.raw(
+              `insert into ${table} (id, vector, payload) values ${rows
+                .slice(r, r + 500)
+                .map(() => '(?, ?::vector, ?::jsonb)')
+                .join(', ')}`,
+              rows.slice(r, r + 500).flatMap((x) => [x.id, x.vector, JSON.stringify(x.payload)]),
+            );
+        });
       }
       await knex.transaction(async (trx) => {
         await trx.raw(
