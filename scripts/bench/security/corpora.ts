@@ -257,58 +257,35 @@ export const ROUND_4_TRAIN: EngramRound = {
   layout: 'field',
 };
 /**
- * Round 5's sealed set, scored once in round 5, validation in round 6 and dev since round 7 (its data
- * card): read whole. Its hard negatives are two files: the minimal pairs of its attacks (writer A, who
- * wrote the attacks) and the standalone ones (writer B, who wrote the memories).
+ * The sealed set of round `n` (engram-r<n>-sealed, from round 5 on): two writers, its attacks, two
+ * hard-negative files (the minimal pairs of its attacks, writer A; the standalone ones, writer B) and
+ * its memories. Spent by its one scoring, it is read whole as `split` (layout `retired`).
  */
-export const ROUND_5: EngramRound = {
-  name: 'engram-r5',
-  writer: 'r5',
-  benignDir: 'engram-r5-sealed',
-  indirectDir: 'engram-r5-sealed',
-  splits: ['dev'],
-  layout: 'retired',
-  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
-};
+function roundSet(n: number, split: EngramSplit): EngramRound {
+  return {
+    name: `engram-r${n}`,
+    writer: `r${n}`,
+    benignDir: `engram-r${n}-sealed`,
+    indirectDir: `engram-r${n}-sealed`,
+    splits: [split],
+    layout: 'retired',
+    hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
+  };
+}
+/** Round 5's sealed set: scored once in round 5, validation in round 6, dev since round 7 (its data card). */
+export const ROUND_5 = roundSet(5, 'dev');
+/** Round 6's sealed set: scored once in round 6, validation in round 7, dev since round 8 (its data card). */
+export const ROUND_6 = roundSet(6, 'dev');
 /**
- * Round 6's sealed set, scored once in round 6, validation in round 7 and dev since round 8 (its data
- * card): read whole. Laid out as round 5's.
+ * Round 7's sealed set: scored once in round 7 and retired in round 8 (its data card): validation,
+ * a pair of writers the shipped model never trains on.
  */
-export const ROUND_6: EngramRound = {
-  name: 'engram-r6',
-  writer: 'r6',
-  benignDir: 'engram-r6-sealed',
-  indirectDir: 'engram-r6-sealed',
-  splits: ['dev'],
-  layout: 'retired',
-  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
-};
-/**
- * Round 7's sealed set, scored once in round 7 and retired in round 8 (its data card): read whole as
- * validation, a pair of writers the shipped model never trains on. Laid out as round 5's.
- */
-export const ROUND_7: EngramRound = {
-  name: 'engram-r7',
-  writer: 'r7',
-  benignDir: 'engram-r7-sealed',
-  indirectDir: 'engram-r7-sealed',
-  splits: ['validation'],
-  layout: 'retired',
-  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
-};
+export const ROUND_7 = roundSet(7, 'validation');
 /**
  * Round 8's sealed set: scored by the bench as aggregates only, never read by training, absent
- * until the lead adds it. Laid out as round 5's was (attacks, two hard-negative files, memories).
+ * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_8_SEALED: EngramRound = {
-  name: 'engram-r8',
-  writer: 'r8',
-  benignDir: 'engram-r8-sealed',
-  indirectDir: 'engram-r8-sealed',
-  splits: ['sealed'],
-  layout: 'per-split',
-  hardNegativeFiles: ['hard-negatives.pairs', 'hard-negatives'],
-};
+export const ROUND_8_SEALED: EngramRound = { ...roundSet(8, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
