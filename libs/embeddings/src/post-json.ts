@@ -23,7 +23,8 @@ const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
  * client CPU of fetch per request (docs/benchmarks.md). The whole exchange, the body included, must
  * end within timeoutMs (TIMEOUT); no answer at all is NETWORK. A request that fails with a reset on a
  * reused connection is sent once more on a fresh one: the server closed an idle connection as it was
- * reused, and an embeddings request has no side effect to repeat.
+ * reused, and an embeddings request has no side effect to repeat. A redirect is not followed (its
+ * status is the answer), so the API key never goes to another address.
  */
 export class JsonPoster {
   private readonly agent: HttpAgent;

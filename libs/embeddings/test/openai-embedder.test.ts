@@ -152,6 +152,16 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
     assert.ok(server.requests.some((r) => r.onSocket === 2));
   });
 
+  it('does not follow a redirect (the key stays with the configured address): HTTP_STATUS 307', async () => {
+    server = await startEmbeddingsServer((_req, res) => {
+      res.writeHead(307, { location: 'http://127.0.0.1:1/v1/embeddings' });
+      res.end();
+    });
+    const err = await expectEmbeddingError(embedderFor(server).embed(['text-0']), 'HTTP_STATUS');
+    assert.equal(err.status, 307);
+    assert.equal(server.requests.length, 1);
+  });
+
   it('makes no request for no input', async () => {
     server = await startEmbeddingsServer(correct);
     assert.deepEqual(await embedderFor(server).embed([]), []);
