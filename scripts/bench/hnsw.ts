@@ -18,6 +18,7 @@
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { vectorLiteral } from '@engram/embeddings';
 import { createTestDatabase } from '@engram/testing';
 import { writeBenchSection } from './bench-section.ts';
 import { median } from './retrieval/stats.ts';
@@ -26,9 +27,10 @@ import {
   corpusVectors,
   embedTexts,
   geometryName,
-  literal,
   type Geometry,
 } from './vectors/corpus-vectors.ts';
+
+const literal = (v: ArrayLike<number>): string => vectorLiteral(Array.from(v));
 
 const env = process.env;
 const log = (s: string) => process.stdout.write(s + '\n');

@@ -10,11 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { migrateLatest, openDatabase } from '@engram/db';
 import { eventsMigrations } from '@engram/events';
+import { vectorLiteral } from '@engram/embeddings';
 import { memoryStoreMigrations, pinEmbeddingSpace } from '@engram/memory-store';
 import { nearestQuery } from '@engram/memories';
 import { createTestDatabase } from '@engram/testing';
 import { BENCH_NAMESPACE, bulkLoad } from './retrieval/bulk-load.ts';
-import { benchQueries, corpusVectors, embedTexts, literal, standInModel } from './vectors/corpus-vectors.ts';
+import { benchQueries, corpusVectors, embedTexts, standInModel } from './vectors/corpus-vectors.ts';
 
 const size = Number(process.env.BENCH_WP_SIZE ?? 50_000);
 const dims = Number(process.env.BENCH_WP_DIMS ?? 1536);
@@ -44,7 +45,9 @@ try {
     `select pg_size_pretty(pg_relation_size('memories')) as heap, pg_size_pretty(pg_relation_size('memories_embedding_hnsw')) as idx, current_setting('shared_buffers') as sb`,
   );
   log(`heap ${sizes.rows[0]!.heap}, HNSW index ${sizes.rows[0]!.idx}, shared_buffers ${sizes.rows[0]!.sb}`);
-  const vectors = (await embedTexts(geometry, benchQueries(size, 20, 500))).map(literal);
+  const vectors = (await embedTexts(geometry, benchQueries(size, 20, 500))).map((v) =>
+    vectorLiteral(Array.from(v)),
+  );
   const readers = {
     'whole project (system key)': { projectId: 'default', agentId: 'admin', seesAll: true },
     'agent-bound key': { projectId: 'default', agentId: 'agent-3', seesAll: false },

@@ -44,15 +44,17 @@ export class JsonPoster {
   }
 
   async post(body: string): Promise<PostedAnswer> {
+    // The resend shares the first try's deadline: the caller waits timeoutMs at most, not twice that.
+    const deadline = Date.now() + this.timeoutMs;
     try {
-      return await this.once(body);
+      return await this.once(body, deadline);
     } catch (err) {
-      if (err instanceof StaleSocketError) return this.once(body, true);
+      if (err instanceof StaleSocketError) return this.once(body, deadline, true);
       throw err;
     }
   }
 
-  private once(body: string, retried = false): Promise<PostedAnswer> {
+  private once(body: string, deadline: number, retried = false): Promise<PostedAnswer> {
     return new Promise<PostedAnswer>((resolve, reject) => {
       let done = false;
       const finish = (err: Error | undefined, answer?: PostedAnswer) => {
@@ -66,7 +68,7 @@ export class JsonPoster {
       };
       const timer = setTimeout(
         () => finish(new EmbeddingError(`embedding request timed out after ${this.timeoutMs} ms`, 'TIMEOUT')),
-        this.timeoutMs,
+        Math.max(0, deadline - Date.now()),
       );
       const payload = Buffer.from(body, 'utf8');
       const req: ClientRequest = this.request(this.url, {

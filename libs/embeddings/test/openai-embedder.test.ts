@@ -115,8 +115,19 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
     assert.deepEqual(server.requests[0]!.body, { model: 'text-embedding-test', input: ['text-0'] });
   });
 
+  // Sixteen characters that Buffer.from skips leave whole float32s (five of the eight), so only the
+  // base64 check itself can tell these apart from a vector of another size.
+  const whole = base64Of([1, 0, 0, 0, 0, 0, 0, 0]);
+  const spliced = (text: string) => whole.slice(0, 8) + text.repeat(16) + whole.slice(24);
   for (const [name, embedding, kind] of [
     ['a string that is not base64', 'not base64!', 'MALFORMED_RESPONSE'],
+    ['base64 with characters outside the alphabet', spliced('!'), 'MALFORMED_RESPONSE'],
+    ['base64 with spaces in it', spliced(' '), 'MALFORMED_RESPONSE'],
+    [
+      'base64 with a padding character inside',
+      whole.slice(0, 8) + '=' + whole.slice(9),
+      'MALFORMED_RESPONSE',
+    ],
     [
       'base64 that is not whole float32s',
       Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64'),
@@ -150,6 +161,24 @@ describe('OpenAiEmbedder (against a real HTTP server)', () => {
     assert.ok(dropped >= 1, 'a reused connection was dropped');
     // Requests 1 and 2 shared a connection: fewer connections than requests.
     assert.ok(server.requests.some((r) => r.onSocket === 2));
+  });
+
+  it("a resend after a dropped connection keeps the first try's deadline: TIMEOUT after timeoutMs, not twice that", async () => {
+    let seen = 0;
+    server = await startEmbeddingsServer((req, res) => {
+      seen++;
+      if (seen === 1) return correct(req, res);
+      // The reused connection is dropped late, and the resend on a fresh one is never answered.
+      if (req.onSocket === 2) setTimeout(() => res.socket?.destroy(), 900);
+    });
+    const embedder = embedderFor(server, { timeoutMs: 1_000 });
+    await embedder.embed(['text-0']);
+    const started = Date.now();
+    await expectEmbeddingError(embedder.embed(['text-1']), 'TIMEOUT');
+    const waited = Date.now() - started;
+    assert.equal(seen, 3, 'the dropped request was sent again');
+    // A fresh timer for the resend would end at about 900 + 1,000 ms.
+    assert.ok(waited < 1_500, `waited ${waited} ms`);
   });
 
   it('does not follow a redirect (the key stays with the configured address): HTTP_STATUS 307', async () => {

@@ -72,10 +72,3 @@ export async function corpusVectors(g: Geometry, from: number, to: number): Prom
 /** The bench's query texts over a read set of `size` memories (the same as scripts/bench/retrieval). */
 export const benchQueries = (size: number, n: number, seed = 0): string[] =>
   Array.from({ length: n }, (_, k) => queryText(((k + seed) * 7919) % size, k + seed));
-
-/** The pgvector text form of a float32 vector (9 significant digits: float4 exactly). */
-export function literal(v: ArrayLike<number>): string {
-  const parts = new Array<string>(v.length);
-  for (let i = 0; i < v.length; i++) parts[i] = String(Number(v[i]!.toPrecision(9)) + 0);
-  return `[${parts.join(',')}]`;
-}

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Reader } from '@engram/auth';
-import { vectorLiteral } from '@engram/embeddings';
+import { vectorParam } from '@engram/embeddings';
 import { BM25_B, BM25_K1, BM25_REFERENCE_LENGTH } from '@engram/ranking';
 import { memoryColumns, memoryFromRow, type MemoryRow } from '../memory-row.ts';
 import { whereSearchable, whereVisible } from '../visibility.ts';
@@ -58,6 +58,11 @@ export interface LexicalOptions {
    * (default: no budget, rounds go on until the top k is exact, the last one exhaustive).
    */
   readonly maxRounds?: number;
+  /**
+   * Bind the query vector in pgvector's binary form (vectorParam), which node-postgres sends as a
+   * Buffer; PGlite's client takes the text literal (the default).
+   */
+  readonly binaryVector?: boolean;
 }
 
 /** The hits of lexicalSearch, the number of statements (rounds) it took, and whether they are proven exact. */
@@ -120,6 +125,7 @@ export async function lexicalSearchRounds(
       limit,
       last ? null : perTerm,
       opts.fullListDf ?? FULL_LIST_DF,
+      opts.binaryVector ?? false,
     );
     const bound = Number(rows[0]?.bound ?? 0);
     const kth = rows[limit - 1];
@@ -191,6 +197,7 @@ async function lexicalRound(
   limit: number,
   perTerm: number | null,
   fullListDf: number,
+  binaryVector: boolean,
 ): Promise<LexicalRow[]> {
   const parts = visibilityParts(q.reader);
   const head = knex('memory_postings as p')
@@ -207,7 +214,7 @@ async function lexicalRound(
   ]);
   const stats = (table: string) =>
     knex(table).where({ project_id: q.reader.projectId, namespace: q.namespace }).whereIn('part', parts);
-  const vec = vectorLiteral(q.vector);
+  const vec = vectorParam(q.vector, binaryVector);
   const avgdl = 'greatest(docs.avgdl, 1)';
   return (await knex
     .with('q', knex.raw('select distinct term from engram_terms(?) limit ?', [text, MAX_TERMS]))

@@ -22,7 +22,7 @@ import {
   pinnedHnswSettings,
   type HnswSettings,
 } from '@engram/db';
-import { vectorLiteral, type Embedder } from '@engram/embeddings';
+import { vectorParam, type Embedder } from '@engram/embeddings';
 import type { HnswChoice } from './embedding-space.ts';
 
 export interface StoreSpace {
@@ -43,7 +43,10 @@ export interface ReembedOptions {
   readonly batchSize: number;
   /** Called before the first batch with the total, then after each batch with the rows done. */
   readonly onProgress?: (p: { done: number; total: number }) => void;
-  /** The store's engine, whose defaults a new space starts from (hnswDefaults); PostgreSQL when absent. */
+  /**
+   * The store's engine, whose defaults a new space starts from (hnswDefaults) and which says how vectors
+   * are bound (binary on PostgreSQL); PostgreSQL when absent.
+   */
   readonly engine?: Engine;
 }
 
@@ -62,13 +65,14 @@ async function embedRows(
   knex: Knex,
   embedder: Embedder,
   rows: { id: string; content: string }[],
+  binary: boolean,
 ): Promise<void> {
   if (rows.length === 0) return;
   const vectors = await embedder.embed(rows.map((r) => r.content));
   const values = rows.map(() => '(?::uuid, ?::vector)').join(', ');
   await knex.raw(
     `update memories set embedding_next = v.e from (values ${values}) as v(id, e) where memories.id = v.id`,
-    rows.flatMap((r, i) => [r.id, vectorLiteral(vectors[i]!)]),
+    rows.flatMap((r, i) => [r.id, vectorParam(vectors[i]!, binary)]),
   );
 }
 
@@ -79,6 +83,7 @@ export async function reembedStore(
   { hnsw: choice, batchSize, onProgress, engine }: ReembedOptions,
 ): Promise<ReembedReport> {
   const target: StoreSpace = embedder.space;
+  const binary = (engine ?? 'postgres') === 'postgres';
   if (!(await knex.schema.hasTable('embedding_space')))
     throw new ReembedRefusedError('this database is not an Engram store');
   const pinned = (await knex('embedding_space').where({ id: 1 }).first()) as StoreSpace | undefined;
@@ -152,7 +157,7 @@ export async function reembedStore(
       .orderBy('id')
       .limit(batchSize)) as { id: string; content: string }[];
     if (rows.length === 0) break;
-    await embedRows(knex, embedder, rows);
+    await embedRows(knex, embedder, rows, binary);
     after = rows[rows.length - 1]!.id;
     done += rows.length;
     report.reembedded += rows.length;
@@ -165,7 +170,7 @@ export async function reembedStore(
       content: string;
     }[];
     for (let i = 0; i < late.length; i += batchSize)
-      await embedRows(trx, embedder, late.slice(i, i + batchSize));
+      await embedRows(trx, embedder, late.slice(i, i + batchSize), binary);
     report.reembedded += late.length;
     await trx.raw(`drop index if exists ${HNSW_INDEX_NAME}`);
     await trx.raw('alter table memories drop column embedding');

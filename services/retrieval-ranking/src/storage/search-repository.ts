@@ -32,7 +32,10 @@ export class KnexSearchRepository implements SearchRepository {
   }
 
   lexicalSearch(q: SearchQuery, limit: number): Promise<ScoredMemory[]> {
-    return lexicalSearch(this.db.read, q, limit, { maxRounds: this.lexicalBudget });
+    return lexicalSearch(this.db.read, q, limit, {
+      maxRounds: this.lexicalBudget,
+      binaryVector: this.db.engine === 'postgres',
+    });
   }
 
   async signals(projectId: string, ids: readonly string[]): Promise<Map<string, MemorySignals>> {
