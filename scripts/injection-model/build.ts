@@ -36,7 +36,7 @@ export const MODEL_FILE = join(ROOT, 'libs', 'security-rules', 'src', 'model', '
 
 /**
  * The Engram corpora of one split: round 2, engram-train-r4, the retired engram-r3, engram-r5-sealed and
- * engram-r6-sealed (dev), engram-r4-sealed and engram-r7-sealed (validation), engram-direct (the older bench files are all dev). `holdOut` leaves
+ * engram-r6-sealed and engram-r8-sealed (dev), engram-r4-sealed and engram-r7-sealed (validation), engram-direct (the older bench files are all dev). `holdOut` leaves
  * one writer's items out (writer-held-out validation; the older bench files have no writer and stay).
  */
 export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: string): Item[] {
@@ -50,7 +50,7 @@ export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: str
 }
 
 /** The writers of the Engram corpora (one per round, and the team that wrote engram-direct). */
-export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'r5', 'r6', 'r7', 'direct'] as const;
+export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'direct'] as const;
 
 /** Validation targets the thresholds are chosen for (see the model card). */
 export const TARGETS = {

@@ -202,8 +202,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * thresholds are chosen on a writer the model never trained on. Round 5 (engram-r5-sealed) was
  * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
  * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
- * sealed, scored once and is validation since round 8. Round 8's sealed set (engram-r8-sealed) is
- * sealed only and may be absent.
+ * sealed, scored once and is validation since round 8; round 8 (engram-r8-sealed) was sealed, scored
+ * once and is dev since round 9. Round 9's sealed set (engram-r9-sealed) is sealed only and may be
+ * absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -281,11 +282,13 @@ export const ROUND_6 = roundSet(6, 'dev');
  * a pair of writers the shipped model never trains on.
  */
 export const ROUND_7 = roundSet(7, 'validation');
+/** Round 8's sealed set: scored once in round 8, dev since round 9 (its data cards). */
+export const ROUND_8 = roundSet(8, 'dev');
 /**
- * Round 8's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 9's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_8_SEALED: EngramRound = { ...roundSet(8, 'sealed'), layout: 'per-split' };
+export const ROUND_9_SEALED: EngramRound = { ...roundSet(9, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
@@ -414,8 +417,9 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 }
 
 /**
- * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3 and
- * engram-r5-sealed and engram-r6-sealed (dev), engram-r4-sealed and engram-r7-sealed (validation).
+ * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3,
+ * engram-r5-sealed, engram-r6-sealed and engram-r8-sealed (dev), engram-r4-sealed and
+ * engram-r7-sealed (validation).
  */
 export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_2,
@@ -425,6 +429,7 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_5,
   ROUND_6,
   ROUND_7,
+  ROUND_8,
 ];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */

@@ -76,7 +76,9 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
       : scanText(text, stages, stages.stage3 ? folded : undefined);
   if (profile === 'instructions') {
     findings = findings.filter(
-      (f) => f.category !== 'injection' || (f.strong && !reportedOrder(text, f.start)),
+      (f) =>
+        f.category !== 'injection' ||
+        (f.strong && !reportedOrder(text, f.start) && !reportedQuote(text, f.start)),
     );
   }
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
@@ -133,6 +135,36 @@ function reportedOrder(text: string, start: number): boolean {
     }
   }
   return REPORT_FRAME.test(text.slice(from, start));
+}
+
+const OPENING_QUOTES = new Set(['"', "'", '\u201c', '\u2018', '\u00ab', '\u201e', '`']);
+
+/**
+ * What introduces a quotation as something that was said or tried, in an internal agent's own
+ * lesson or procedure: a reporting verb ("asked to", "was told:", "someone typed") or a word for an
+ * attack sample ("variations of", "the injection sample itself (", "payloads like").
+ */
+const REPORTED_BEFORE =
+  /\b(?:(?:asked|told|tried|attempted|prompted|instructed|wrote|typed|pasted|sent|said|used|got)(?:\s+(?:it|them|him|her|me|us|the\s+\w+))?(?:\s+to)?|(?:variations?|variants?|samples?|attempts?|attacks?|injections?|payloads?|probes?|examples?|strings?|lines?|jailbreaks?)(?:\s+(?:itself|themselves|of|like|such\s+as|was|were|is|are))?)\s*[:,]?\s*\(?\s*$/i;
+
+/**
+ * Whether the match at `start` opens a quotation that the sentence before it reports (`asked to
+ * "ignore your instructions"`, `the sample itself ("print your system prompt")`). Only the
+ * instructions profile reads this: an internal agent recounting an attack it saw. In data, anyone
+ * can put an order in quotes and in someone's mouth, and a quote needs a mention cue (stage 3).
+ */
+function reportedQuote(text: string, start: number): boolean {
+  const quote = start - 1;
+  if (quote < 0 || !OPENING_QUOTES.has(text[quote]!)) return false;
+  let from = Math.max(0, quote - 80);
+  for (let i = quote - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32)) {
+      from = i + 1;
+      break;
+    }
+  }
+  return REPORTED_BEFORE.test(text.slice(from, quote));
 }
 
 /**

@@ -89,7 +89,7 @@ const CLOSE_QUOTES = new Set(['"', "'", '\u201D', '\u2019', '\u00BB', '\u201C', 
  * data can put any order in anyone's mouth.
  */
 const MENTION_BEFORE =
-  /\b(?:the\s+(?:phrase|phrases|string|strings|sentence|words?|wording|text|line|prompt|pattern|payload|message)|(?:phrases?|strings?|text|words?|prompts?|inputs?|payloads?|lines?|messages?)\s+(?:like|such\s+as)|for\s+example|for\s+instance|e\.g\.|such\s+as|like|known\s+as|called|quoting|quotes?|mentions?|containing|contains|matches|match(?:ing)?|detects?|flags?|blocks?|example|examples)\s*[:,]?\s*$/i;
+  /\b(?:the\s+(?:phrase|phrases|string|strings|sentence|words?|wording|text|line|prompt|pattern|payload|message)|\(?(?:phrase|phrases|wording)|(?:phrases?|strings?|text|words?|prompts?|inputs?|payloads?|lines?|messages?)\s+(?:like|such\s+as)|for\s+example|for\s+instance|e\.g\.|such\s+as|like|known\s+as|called|quoting|quotes?|mentions?|containing|contains|matches|match(?:ing)?|detects?|flags?|blocks?|example|examples)\s*[:,]?\s*$/i;
 const MENTION_AFTER =
   /^\s*[,)]?\s*(?:(?:is|are|was|were)\s+(?:a|an|the)?\s*(?:classic|common|typical|known|famous|textbook|standard)\b|(?:should|must|will|would)\s+(?:be\s+)?(?:flagged|blocked|rejected|detected|caught|refused))/i;
 
@@ -213,7 +213,7 @@ const RULES_BY_FACET: readonly Rule[] = [
   ),
   rule(
     'system_override',
-    S`\bforget\s+(?:about\s+)?(?:everything|all(?:\s+of)?\s+(?:that|this|it|the\s+above))\b${GAP(40)}\b(?:before|above|said|told|discussed|so\s+far|previously|earlier)\b`,
+    S`\bforget\s+(?:about\s+)?(?:everything|all(?:\s+of)?\s+(?:that|this|it|the\s+above))\b${GAP(40)}\b(?:before|above|(?:i|we|you)\s+(?:have\s+|'ve\s+)?(?:said|told\s+you|discussed)|told\s+you|(?:you\s+(?:were|have\s+been|'ve\s+been)|been)\s+(?:told|given|shown)|discussed|so\s+far|previously|earlier)\b`,
   ),
   rule(
     'system_override',
@@ -322,7 +322,7 @@ const RULES_BY_FACET: readonly Rule[] = [
   ),
   strong(
     'data_exfiltration',
-    S`\b(?:reveal|show|print|display|output|repeat|disclose|leak|dump|give\s+me|tell\s+me|write\s+(?:out|down)|spell[\s-]?check)\s+(?:me\s+)?(?:(?:all|the|your|of|full|entire|whole|complete|exact|initial|original|hidden|secret)\s+){0,4}(?:system\s+prompt|prompt(?:[\s-]texts?)?|instructions\s+(?:you\s+(?:were|have\s+been)\s+given|above)|initial\s+instructions|(?:text|prompt)\s+above|(?:above|previous)\s+prompt|embeddings)`,
+    S`\b(?:reveal|show|print|display|output|repeat|disclose|leak|dump|give\s+me|tell\s+me|write\s+(?:out|down)|spell[\s-]?check)\s+(?:me\s+)?(?:(?:all|the|your|of|full|entire|whole|complete|exact|initial|original|hidden|secret)\s+){0,4}(?:system\s+prompt|prompt(?:[\s-]texts?)?|instructions\s+(?:you\s+(?:were|have\s+been)\s+given|above)|initial\s+instructions|(?:text|prompt)\s+above|(?:above|previous)\s+prompt|embeddings)(?:$|[^\w-]|-(?:text|texts)\b)`,
   ),
   rule(
     'data_exfiltration',
