@@ -69,7 +69,7 @@ describe('memory-store group commit (WriteGroup)', () => {
     assert.deepEqual(sizes, [1, 3, 2]);
   });
 
-  it('writes a failed group again one write at a time, so only the write at fault fails', async () => {
+  it('writes a failed group again one write at a time (one statement at a time), so only the write at fault fails', async () => {
     const store = new Recorder();
     const group = new WriteGroup(store.run, store.one, { maxInFlight: 1, maxSize: 8 });
     const first = group.write(0);
@@ -78,7 +78,11 @@ describe('memory-store group commit (WriteGroup)', () => {
     await store.release(); // the first write finishes; the group of three starts
     assert.equal(await first, 'stored 0');
     assert.deepEqual(store.groups, [[1, -2, 3]]);
-    await store.release(); // the group fails; each write runs alone
+    await store.release(); // the group fails; its writes run alone, one after another
+    assert.deepEqual(store.alone, [0, 1]);
+    await store.release();
+    assert.deepEqual(store.alone, [0, 1, -2]);
+    await store.release();
     assert.deepEqual(store.alone, [0, 1, -2, 3]);
     await store.release();
     assert.deepEqual(await Promise.all(rest), ['stored 1', 'item -2 is invalid', 'stored 3']);

@@ -81,8 +81,10 @@ export class WriteGroup<I, R> {
       } else if (group.length === 1) {
         group[0]!.reject(err);
       } else {
-        // One at a time: each write gets its own outcome (the group's error may be one item's own).
-        await Promise.all(group.map((w) => this.alone(w.item).then(w.resolve, w.reject)));
+        // One at a time: each write gets its own outcome (the group's error may be one item's own),
+        // and the rewrites hold the group's one place among the maxInFlight statements rather than
+        // a connection each (a group of 64 would otherwise take the whole pool).
+        for (const w of group) await this.alone(w.item).then(w.resolve, w.reject);
       }
       return;
     }
