@@ -130,17 +130,16 @@ const HANDLER = S`(?:\b(?:whoever|whomever)\b|\b(?:any|some)(?:one|body)(?:'s|\s
 
 /**
  * A person asking colleagues or a service for their own things ("can anyone with admin grant me
- * write access", "could whoever handles refunds refund my order"): the sentence of the match asks
- * for the writer (me, my). A planted request acts on someone else's account, device or records.
+ * write access", "could whoever handles refunds refund my order"): the act's object is the writer's
+ * (me, my). A planted request acts on someone else's account, device or records.
  */
 const FOR_ME =
   /\b(?:me|my|mine|myself|moi|mon|ma|mes|mich|mir|mein\w*|mij|mijn|mi|mis|me|meu|minha|meus|minhas|mio|mia|miei|mie)\b/i;
+const OBJECT_WORDS = /^(?:\s*[\w\u00c0-\u024f'-]+){1,4}/;
 function notOwnRequest(text: string, start: number, end: number) {
-  const tail = text.slice(end, end + 200);
-  const stop = tail.search(/[.!?\n]/);
-  return FOR_ME.test(text.slice(start, end) + (stop < 0 ? tail : tail.slice(0, stop)))
-    ? undefined
-    : { start, end };
+  // The act's object: the few words after the verb the match ends on ("refund my order", "grant me").
+  const object = OBJECT_WORDS.exec(text.slice(end, end + 60));
+  return object && FOR_ME.test(object[0]) ? undefined : { start, end };
 }
 
 /** Softeners and request forms between a hail and the act it asks for. */
@@ -166,7 +165,7 @@ export const DATA_RULES: readonly Rule[] = [
   // A statement that the reader must act: "Connected agents must disable ...", "Los asistentes deben ...".
   rule(
     'indirect_instruction',
-    S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:reading|processing|handling|summari[sz]ing|parsing|connected|that|who|which)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
+    S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:[a-z]+ing|connected|that|who|which|qui|que|che|die|der|welche|on|in)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
     notHumanAgent,
   ),
   // An order passed to the reader through its user: "Please have the assistant respond ...".
@@ -192,7 +191,7 @@ export const DATA_RULES: readonly Rule[] = [
   // A field meant for a machine: "assistant_note", "x-agent-directive", "_system", "assistant_config".
   rule(
     'indirect_instruction',
-    S`["'\[]?[\w-]*\b(?:ai|assistant|agent|llm|bot|model|summari[sz]er)[_-](?:notes?|instructions?|directives?|commands?|tasks?|prompts?|overrides?|config|messages?)[\w-]*["'\]]?\s*[:=]|["'\[]?[\w-]*(?:notes?|instructions?|directives?|tasks?|message)[_-](?:for|to)[_-](?:ai|assistant|agent|llm|bot|model)s?["'\]]?\s*[:=]|"_system"\s*:|\[\s*tool(?:_call)?\s*:\s*[\w.]+`,
+    S`["'\[]?[\w-]*\b(?:ai|assistant|agent|llm|bot|model|summari[sz]er)[_-](?:notes?|instructions?|directives?|commands?|tasks?|prompts?|overrides?|config|messages?)[\w-]*["'\]]?\s*[:=]|["'\[]?[\w-]*(?:notes?|instructions?|directives?|tasks?|message)[_-](?:for|to)[_-](?:ai|assistant|agent|llm|bot|model)s?["'\]]?\s*[:=]|"_system"\s*:|\[\s*tool(?:_call)?\s*:\s*[\w.]+|["'\[{]?[\w-]*\b(?:ai|agents?|assistants?|llm|bots?|automation|memory|ingest)[_.-](?:actions?|directives?|hooks?|polic(?:y|ies)|pins?|updates?|overrides?|facts|rules?|commands?|tasks?)\b[\w-]*["'\]}]?\s*(?:::?|=)|["'\[{]?[\w-]*\b(?:actions?|directives?|instructions?|istruzion[ei]|anweisung(?:en)?|consignes?|instrucci[oó]n(?:es)?|instru[cç][aã]o|instructies?)[_.-](?:ai|agents?|agente|agenti|agentes|agenten|ki|ia|assistants?|bots?|llm)\b[\w-]*["'\]}]?\s*(?:::?|=)`,
   ),
   // Hidden text addressed to a machine: an HTML comment or a display:none element.
   rule(
