@@ -67,6 +67,37 @@ function inlineSource(rule: Rule): string {
 }
 
 /**
+ * UTF-16 offsets of byte offsets into the UTF-8 encoding of a string, for text that is not ASCII.
+ * Each rule's matches come in text order, so a cursor moves forward from the previous answer (and
+ * back to the start for the next rule) instead of decoding the prefix again for every offset. Byte
+ * offsets here are match boundaries, which RE2 in UTF-8 mode puts between code points: each code
+ * point is one UTF-16 unit, or two from four UTF-8 bytes on (what the decoded prefix's length was).
+ */
+class Utf16Offsets {
+  private byte = 0;
+  private unit = 0;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  of(byteOffset: number): number {
+    if (byteOffset < this.byte) {
+      this.byte = 0;
+      this.unit = 0;
+    }
+    const bytes = this.bytes;
+    let unit = this.unit;
+    for (let b = this.byte; b < byteOffset; b++) {
+      const x = bytes[b]!;
+      // A lead byte starts a code point; continuation bytes (10xxxxxx) add nothing.
+      if ((x & 0xc0) !== 0x80) unit += x >= 0xf0 ? 2 : 1;
+    }
+    this.byte = byteOffset;
+    this.unit = unit;
+    return unit;
+  }
+}
+
+/**
  * Scans texts with a fixed rule set. A text first goes through one RE2.Set pass (every rule at
  * once, one linear DFA scan over its UTF-8 bytes); only the rules that matched run again, on the
  * string, to find their spans. Benign text, the common case, costs that single pass.
@@ -117,15 +148,15 @@ export class RuleScanner {
   /**
    * Every accepted match of every rule, in rule order (rules of their own set last) then text order. The text is converted to
    * UTF-8 once; matches are found on those bytes and their offsets mapped back to UTF-16 (identity
-   * for ASCII text, the common case).
+   * for ASCII text, the common case; Utf16Offsets otherwise).
    */
   scan(text: string): Finding[] {
     if (text.length === 0) return [];
     const bytes = Buffer.from(text, 'utf8');
     const hits = this.candidates(bytes);
     if (hits.length === 0) return [];
-    const toUtf16 =
-      bytes.length === text.length ? (b: number) => b : (b: number) => bytes.toString('utf8', 0, b).length;
+    const ascii = bytes.length === text.length;
+    const offsets = new Utf16Offsets(bytes);
     const findings: Finding[] = [];
     for (const i of hits) {
       const c = this.compiled[i];
@@ -141,8 +172,8 @@ export class RuleScanner {
           re.lastIndex = byteEnd + 1;
           continue;
         }
-        const start = toUtf16(byteStart);
-        const end = toUtf16(byteEnd);
+        const start = ascii ? byteStart : offsets.of(byteStart);
+        const end = ascii ? byteEnd : offsets.of(byteEnd);
         const span = rule.accept ? rule.accept(text, start, end) : { start, end };
         if (span) {
           findings.push({
