@@ -31,6 +31,30 @@ function isSpace(c: number): boolean {
 }
 
 /**
+ * What segmentsOf needs to know of an ASCII character: SPACE (white space, not visible text), and
+ * STOP (a character that may end a segment or open a redaction token: newline, `.`, `!`, `?`, `[`).
+ * One table load per character and a branch taken only at those few: on varied 2 KB memories the
+ * comparisons per character cost more than the rest of the function.
+ */
+const SPACE = 1;
+const STOP = 2;
+const SEGMENT_FLAGS = new Uint8Array(128);
+SEGMENT_FLAGS[32] = SPACE;
+SEGMENT_FLAGS[9] = SPACE;
+SEGMENT_FLAGS[CR] = SPACE;
+SEGMENT_FLAGS[NL] = SPACE | STOP;
+for (const c of [46, 33, 63, 91]) SEGMENT_FLAGS[c] = STOP;
+
+/** Pushes text[start, end) trimmed of white space, cut every MAX_SEGMENT characters. */
+function pushSegment(text: string, start: number, end: number, out: Segment[]): void {
+  let s = start;
+  while (s < end && isSpace(text.charCodeAt(s))) s++;
+  let e = end;
+  while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
+  for (let a = s; a < e; a += MAX_SEGMENT) out.push({ start: a, end: Math.min(e, a + MAX_SEGMENT) });
+}
+
+/**
  * Lines and sentences of a text. A sentence ends at `.`, `!` or `?` followed by white space (so
  * "example.com" and "v1.2" stay whole); a line ends at a newline. Short pieces join the next one;
  * long ones are cut at MAX_SEGMENT.
@@ -42,35 +66,30 @@ export function segmentsOf(text: string): Segment[] {
   let visible = 0;
   // No closure over the loop's variables: a captured variable lives in a heap context, and this
   // loop runs over every character of every write.
-  for (let i = 0; i <= n; i++) {
-    let cut = i === n;
-    if (!cut) {
-      const c = text.charCodeAt(i);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    const flags = c < 128 ? SEGMENT_FLAGS[c]! : 0;
+    visible += 1 - (flags & SPACE);
+    if ((flags & STOP) === 0) continue;
+    if (c === 91) {
       // A redaction token is a space to the features (collect), so it is no visible text here
       // either: a redacted copy is cut into the same segments as the text it came from.
-      if (c === 91 && text.startsWith(REDACTED, i)) {
+      if (text.startsWith(REDACTED, i)) {
         const close = text.indexOf(']', i);
         if (close > 0) {
+          visible--;
           i = close;
-          continue;
         }
       }
-      if (c !== 32 && c !== 9 && c !== NL && c !== CR) visible++;
-      // Too short to stand alone: the piece joins the next sentence or line.
-      cut =
-        visible >= MIN_SEGMENT &&
-        (c === NL || ((c === 46 || c === 33 || c === 63) && i + 1 < n && isSpace(text.charCodeAt(i + 1))));
-    } else if (start >= n) break;
-    if (!cut) continue;
-    const end = i === n ? n : i + 1;
-    let s = start;
-    while (s < end && isSpace(text.charCodeAt(s))) s++;
-    let e = end;
-    while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
-    for (let a = s; a < e; a += MAX_SEGMENT) out.push({ start: a, end: Math.min(e, a + MAX_SEGMENT) });
-    start = end;
+      continue;
+    }
+    // Too short to stand alone: the piece joins the next sentence or line.
+    if (visible < MIN_SEGMENT || (c !== NL && !(i + 1 < n && isSpace(text.charCodeAt(i + 1))))) continue;
+    pushSegment(text, start, i + 1, out);
+    start = i + 1;
     visible = 0;
   }
+  if (start < n) pushSegment(text, start, n, out);
   if (out.length === 0 && n > 0) out.push({ start: 0, end: n });
   return out;
 }
@@ -245,6 +264,24 @@ function classOf(h: number): number {
  */
 const MIN_WORDS = 4;
 
+/**
+ * What collect needs to know of a character, from one table load for ASCII: WORD (isWordChar, once
+ * lower-cased), BREAK (white space: it ends a token; the four non-ASCII ones are word characters
+ * too), BRACKET (`[`, which may open a redaction token); and its lower-case form. Per character this
+ * replaces a dozen comparisons, most of them on letters.
+ */
+const WORD = 1;
+const BREAK = 2;
+const BRACKET = 4;
+const CHAR_KIND = new Uint8Array(128);
+const CHAR_FOLD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const lower = c >= 65 && c <= 90 ? c + 32 : c;
+  CHAR_FOLD[c] = lower;
+  CHAR_KIND[c] =
+    (isWordChar(lower) ? WORD : 0) | (c === 32 || (c >= 9 && c <= 13) ? BREAK : 0) | (c === 91 ? BRACKET : 0);
+}
+
 /** Feature buckets of the segment being read (reused: no allocation per segment). */
 /**
  * A segment of segmentsOf (at most MAX_SEGMENT characters, so at most MAX_SEGMENT / 2 words of at
@@ -253,10 +290,14 @@ const MIN_WORDS = 4;
  */
 const CAPACITY = 5 * MAX_SEGMENT + 64;
 const buf = new Int32Array(CAPACITY);
-let used = 0;
-
-function push(b: number): void {
+/**
+ * Appends bucket `b` after the `used` buckets of `buf` and returns the new count. The count is
+ * collect's local, not a module variable: every store to one of those is a memory write, and this
+ * runs for every feature of every write.
+ */
+function push(used: number, b: number): number {
   if (used < CAPACITY) buf[used++] = b;
+  return used;
 }
 
 /**
@@ -271,7 +312,7 @@ function push(b: number): void {
  */
 function collect(text: string, start: number, end: number, bits: number): number {
   const shift = 32 - bits;
-  used = 0;
+  let used = 0;
   let prevChar = -1;
   let wordHash = FNV_OFFSET;
   let wordLen = 0;
@@ -291,19 +332,24 @@ function collect(text: string, start: number, end: number, bits: number): number
   let clauseStart = true;
   for (let i = start; i <= end; i++) {
     let c = i < end ? text.charCodeAt(i) : 32;
+    let kind: number;
+    if (c < 128) {
+      kind = CHAR_KIND[c]!;
+      c = CHAR_FOLD[c]!;
+    } else {
+      kind = c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0x3000 ? WORD | BREAK : WORD;
+    }
     // A redaction token stands for what the screen removed: a space, not the words of its type.
-    if (c === 91 && text.startsWith(REDACTED, i)) {
+    if (kind === BRACKET && text.startsWith(REDACTED, i)) {
       const close = text.indexOf(']', i);
       if (close > 0 && close < end) {
         i = close;
         c = 32;
+        kind = BREAK;
       }
     }
-    if (c >= 65 && c <= 90) c += 32;
-    if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0x3000) {
-      inToken = false;
-    }
-    if (isWordChar(c)) {
+    if ((kind & BREAK) !== 0) inToken = false;
+    if ((kind & WORD) !== 0) {
       if (!inToken) {
         inToken = true;
         tokens++;
@@ -311,7 +357,10 @@ function collect(text: string, start: number, end: number, bits: number): number
       wordHash = Math.imul(wordHash ^ c, FNV_PRIME);
       wordLen++;
       if (wordLen >= 4) {
-        push(mix(Math.imul(Math.imul(Math.imul(g1, 31) + g2, 31) + g3, 31) + c, SEED_GRAM) >>> shift);
+        used = push(
+          used,
+          mix(Math.imul(Math.imul(Math.imul(g1, 31) + g2, 31) + g3, 31) + c, SEED_GRAM) >>> shift,
+        );
       }
       g1 = g2;
       g2 = g3;
@@ -329,13 +378,13 @@ function collect(text: string, start: number, end: number, bits: number): number
         g3 = 0;
       } else if (wordLen > 0) {
         if (digitsOnly) wordHash = NUMBER_HASH;
-        push(mix(wordHash, SEED_WORD) >>> shift);
-        if (clauseStart) push(mix(wordHash, SEED_CLAUSE) >>> shift);
-        if (havePrevWord) push(mix(Math.imul(prevWord, P) + wordHash, SEED_BIGRAM) >>> shift);
+        used = push(used, mix(wordHash, SEED_WORD) >>> shift);
+        if (clauseStart) used = push(used, mix(wordHash, SEED_CLAUSE) >>> shift);
+        if (havePrevWord) used = push(used, mix(Math.imul(prevWord, P) + wordHash, SEED_BIGRAM) >>> shift);
         if (cls !== 0) {
-          push(mix(cls, SEED_CLASS) >>> shift);
-          if (clauseStart) push(mix(cls, SEED_CLASS_CLAUSE) >>> shift);
-          if (prevClass !== 0) push(mix(prevClass * 16 + cls, SEED_CLASS_SEQ) >>> shift);
+          used = push(used, mix(cls, SEED_CLASS) >>> shift);
+          if (clauseStart) used = push(used, mix(cls, SEED_CLASS_CLAUSE) >>> shift);
+          if (prevClass !== 0) used = push(used, mix(prevClass * 16 + cls, SEED_CLASS_SEQ) >>> shift);
           prevClass = cls;
           classes |= 1 << cls;
         }
@@ -370,7 +419,7 @@ function collect(text: string, start: number, end: number, bits: number): number
   for (let a = 1; a <= CLASS_CURRENCY; a++) {
     if ((classes & (1 << a)) === 0) continue;
     for (let z = a + 1; z <= CLASS_CURRENCY; z++) {
-      if ((classes & (1 << z)) !== 0) push(mix(a * 16 + z, SEED_CLASS_PAIR) >>> shift);
+      if ((classes & (1 << z)) !== 0) used = push(used, mix(a * 16 + z, SEED_CLASS_PAIR) >>> shift);
     }
   }
   return used;

@@ -19,21 +19,26 @@ function isInvisible(cp: number): boolean {
   );
 }
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 /** The high surrogate of the tag characters U+E0000-E007F. */
 const TAG_HIGH_SURROGATE = 0xdb40;
 
-/** Whether the text holds an invisible character or a tag character (which foldForScan drops or maps). */
-function hidesCharacters(text: string): boolean {
+const ASCII = 0;
+const VISIBLE = 1;
+const HIDING = 2;
+
+/**
+ * What foldForScan has to do with a text, in one pass: nothing (ASCII), NFKC alone (no invisible or
+ * tag character, which are all beyond ASCII), or the full fold (HIDING).
+ */
+function foldKind(text: string): number {
+  let kind = ASCII;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0xad && (c === TAG_HIGH_SURROGATE || isInvisible(c))) return true;
+    if (c <= 0x7f) continue;
+    kind = VISIBLE;
+    if (c >= 0xad && (c === TAG_HIGH_SURROGATE || isInvisible(c))) return HIDING;
   }
-  return false;
+  return kind;
 }
 
 /**
@@ -51,11 +56,12 @@ const isPrintableTag = (cp: number) => cp >= 0xe0020 && cp <= 0xe007e;
  * fullwidth letters, ligatures, circled letters, ...). ASCII text is returned unchanged without work.
  */
 export function foldForScan(text: string): string {
-  if (isAscii(text)) return text;
+  const kind = foldKind(text);
+  if (kind === ASCII) return text;
   // Nearly all non-ASCII text (accents, dashes, quotes) hides nothing: the native NFKC alone gives
   // what the loop below would, without building the string one character at a time (measured on
   // varied 2 KB memories in seven languages: 23 µs for the loop, 1.2 µs for NFKC).
-  if (!hidesCharacters(text)) return text.normalize('NFKC');
+  if (kind === VISIBLE) return text.normalize('NFKC');
   let out = '';
   let inTags = false;
   for (const ch of text) {
