@@ -158,7 +158,7 @@ out(
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
     'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
-    'engram-r5 and engram-r6 (dev since rounds 7 and 8) and engram-r7 (validation) the sealed sets of rounds 5 to 7, each retired in the next round; engram-r4 and engram-r7 are writers the model is not trained on.',
+    'engram-r5, engram-r6 and engram-r8 (dev since rounds 7, 8 and 9) and engram-r7 (validation) the sealed sets of rounds 5 to 8, each retired in the next round; engram-r4 and engram-r7 are writers the model is not trained on.',
 );
 out();
 out(
