@@ -58,8 +58,7 @@ for (const engine of ENGINES) {
       metrics = engramMetrics(new Registry());
     });
     afterEach(async () => {
-      clearInterval(traffic);
-      traffic = undefined;
+      await stopWriting();
       await relay?.stop();
       relay = undefined;
       assert.ok(!log.lines.some((l) => l.includes(MARKER)), 'a payload reached the log');
@@ -96,11 +95,22 @@ for (const engine of ENGINES) {
       ).eventId;
 
     /** Other writes keep arriving, as on a live system: the relay sees the publisher work meanwhile. */
+    let writing: Promise<unknown>[] = [];
     function keepWriting(into: string[]): void {
       traffic = setInterval(() => {
-        void commit().then((id) => into.push(id));
+        writing.push(commit().then((id) => into.push(id)));
         relay?.notify();
       }, 25);
+    }
+    /**
+     * Stops the writes and waits for those still committing: one that commits later would land in
+     * the list (or the next test's outbox) after the test has read them.
+     */
+    async function stopWriting(): Promise<void> {
+      clearInterval(traffic);
+      traffic = undefined;
+      await Promise.allSettled(writing);
+      writing = [];
     }
 
     const row = async (eventId: string): Promise<Row> =>
@@ -122,7 +132,7 @@ for (const engine of ENGINES) {
       await eventually(async () => (await row(poison)).dead_lettered_at !== null, {
         what: 'the dead letter',
       });
-      clearInterval(traffic);
+      await stopWriting();
       const dead = await row(poison);
       assert.equal(dead.published_at, null);
       assert.equal(dead.failed_attempts, 3);
@@ -160,7 +170,7 @@ for (const engine of ENGINES) {
       await eventually(async () => (await row(ids[0]!)).publish_attempts >= 8, {
         what: 'eight failed attempts of the oldest event',
       });
-      clearInterval(traffic);
+      await stopWriting();
       const rows = await db.knex<Row>('audit_events');
       assert.ok(rows.every((r) => r.dead_lettered_at === null && r.failed_attempts === 0));
       assert.equal(received.length, 0);
