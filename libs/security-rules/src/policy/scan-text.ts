@@ -4,7 +4,7 @@ import { RuleScanner } from '../rule-scanner.ts';
 import { SENSITIVE_RULES } from '../stage2/sensitive-rules.ts';
 import { DATA_RULES } from '../stage3/data-rules.ts';
 import { foldForScan } from '../stage3/fold-text.ts';
-import { INJECTION_RULES } from '../stage3/injection-rules.ts';
+import { INJECTION_RULES, OPEN_QUOTES } from '../stage3/injection-rules.ts';
 import type { ScreeningProfile } from './screening-profile.ts';
 
 export interface StageSwitches {
@@ -126,18 +126,23 @@ const REPORT_FRAME =
  * characters inside the sentence.
  */
 function reportedOrder(text: string, start: number): boolean {
-  let from = Math.max(0, start - 160);
-  for (let i = start - 1; i >= from; i--) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || ((c === 46 || c === 33 || c === 63) && i + 1 < start && text.charCodeAt(i + 1) === 32)) {
-      from = i + 1;
-      break;
-    }
-  }
-  return REPORT_FRAME.test(text.slice(from, start));
+  return REPORT_FRAME.test(text.slice(sentenceStart(text, start, 160), start));
 }
 
-const OPENING_QUOTES = new Set(['"', "'", '\u201c', '\u2018', '\u00ab', '\u201e', '`']);
+/**
+ * Where the sentence holding `pos` starts, looking back at most `reach` characters: after a line
+ * break, or after a stop followed by a space.
+ */
+function sentenceStart(text: string, pos: number, reach: number): number {
+  const from = Math.max(0, pos - reach);
+  for (let i = pos - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || ((c === 46 || c === 33 || c === 63) && i + 1 < pos && text.charCodeAt(i + 1) === 32)) {
+      return i + 1;
+    }
+  }
+  return from;
+}
 
 /**
  * What introduces a quotation as something that was said or tried, in an internal agent's own
@@ -155,16 +160,8 @@ const REPORTED_BEFORE =
  */
 function reportedQuote(text: string, start: number): boolean {
   const quote = start - 1;
-  if (quote < 0 || !OPENING_QUOTES.has(text[quote]!)) return false;
-  let from = Math.max(0, quote - 80);
-  for (let i = quote - 1; i >= from; i--) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32)) {
-      from = i + 1;
-      break;
-    }
-  }
-  return REPORTED_BEFORE.test(text.slice(from, quote));
+  if (quote < 0 || !OPEN_QUOTES.has(text[quote]!)) return false;
+  return REPORTED_BEFORE.test(text.slice(sentenceStart(text, quote, 80), quote));
 }
 
 /**

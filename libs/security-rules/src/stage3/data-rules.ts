@@ -134,7 +134,7 @@ const HANDLER = S`(?:\b(?:whoever|whomever)\b|\b(?:any|some)(?:one|body)(?:'s|\s
  * (me, my). A planted request acts on someone else's account, device or records.
  */
 const FOR_ME =
-  /\b(?:me|my|mine|myself|moi|mon|ma|mes|mich|mir|mein\w*|mij|mijn|mi|mis|me|meu|minha|meus|minhas|mio|mia|miei|mie)\b/i;
+  /\b(?:me|my|mine|myself|moi|mon|ma|mes|mich|mir|mein\w*|mij|mijn|mi|mis|meu|minha|meus|minhas|mio|mia|miei|mie)\b/i;
 const OBJECT_WORDS = /^(?:\s*[\w\u00c0-\u024f'-]+){1,4}/;
 function notOwnRequest(text: string, start: number, end: number) {
   // The act's object: the few words after the verb the match ends on ("refund my order", "grant me").
@@ -143,7 +143,7 @@ function notOwnRequest(text: string, start: number, end: number) {
 }
 
 /** Softeners and request forms between a hail and the act it asks for. */
-const HANDLER_SOFT = S`(?:(?:please|pls|plz|kindly|just|also|now|then|quickly|could|can|would|will|you|u|ya|bitte|por\s+favor|per\s+favore|s'il\s+vous\s+pla[iî]t|svp|alsjeblieft|graag|pourriez|pourrait|pouvez|peux|tu|vous|könnt|könnten|können|könntest|kannst|ihr|sie|du|potreste|potresti|puoi|può|podría|podrías|podríais|puede|puedes|pode|podes|poderia|podiam|zou|zouden|kun|kunt|jij|je|u|even|-il|-vous|-elle)\s+)*`;
+const HANDLER_SOFT = S`(?:(?:please|pls|plz|kindly|just|also|now|then|quickly|could|can|would|will|you|u|ya|bitte|por\s+favor|per\s+favore|s'il\s+vous\s+pla[iî]t|svp|alsjeblieft|graag|pourriez|pourrait|pouvez|peux|tu|vous|könnt|könnten|können|könntest|kannst|ihr|sie|du|potreste|potresti|puoi|può|podría|podrías|podríais|puede|puedes|pode|podes|poderia|podiam|zou|zouden|kun|kunt|jij|je|even)\s+)*`;
 
 /** The act a hail asks for: the imperatives of data-rules' acts and a few more common ones. */
 const HANDLER_ACT = S`(?:${ACT}|take|lift|bump|push|put|say|tell|give|mark|record|note\s+(?:down\s+)?that|zet|stuur|tirem|tire|deem|dê|dadle|ponham|ponha|ponga|transfira|transfiram|envie|enviem|apague|apaguem|desative|desativem|adicione|adicionem|mude|pague|paguem|mettez|mettete|metti|togliete|togli|togliere|setzt|setze|tragt|gebt|efface[rz]?|ajoute[rz]?|voeg|verwijder|schakel|geef)`;

@@ -78,7 +78,8 @@ const PRIVILEGED_ACTION = S`(?:(?:unlock|open|disarm|deactivate|disable|turn\s+o
 // The start of an order: a sentence start, or a softener/connective right before the verb.
 const ORDER_START = S`(?:^|[.!?:;\n"(\x{201C}]\s*|\b(?:please|kindly|also|now|then|and|immediately|urgently)\s+)`;
 
-const OPEN_QUOTES = new Set(['"', "'", '\u201C', '\u2018', '\u00AB', '\u201E', '`']);
+/** Characters that open a quotation (shared with policy/scan-text.ts's reported quotations). */
+export const OPEN_QUOTES = new Set(['"', "'", '\u201C', '\u2018', '\u00AB', '\u201E', '`']);
 const CLOSE_QUOTES = new Set(['"', "'", '\u201D', '\u2019', '\u00BB', '\u201C', '`']);
 
 /**
