@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { validateWrite } from '../../src/index.ts';
+import { scanText, scanUnits } from '../../src/stage1/text-scan.ts';
 import { limits, write } from './helpers.ts';
 
 const isControl = (cp: number) =>
@@ -43,6 +44,29 @@ const hostile = fc.anything({
 });
 
 describe('stage 1: properties', () => {
+  it('answers every text as its loop over the UTF-16 units does (the regular-expression fast path changes nothing)', () => {
+    // Every code unit, alone, between letters, and after white space, in both line-break modes;
+    // then random strings (at most 40 units: within the early answer for a text too long to fit).
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      for (const text of [ch, `ab${ch}cd`, ` ${ch}`]) {
+        for (const lines of [true, false])
+          assert.deepEqual(scanText(text, 4, lines), scanUnits(text, 4, lines));
+      }
+    }
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.integer({ min: 20, max: 50 }),
+        fc.boolean(),
+        (t, max, lines) => {
+          assert.deepEqual(scanText(t, max, lines), scanUnits(t, max, lines));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('any text without control characters and within the length passes the content rule', () => {
     fc.assert(
       fc.property(allowedText(200), (content) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { scanWriteInContext, type WriteContext } from '../../src/index.ts';
-import { foldForScan } from '../../src/stage3/fold-text.ts';
+import { foldForScan, isInvisible } from '../../src/stage3/fold-text.ts';
 
 /**
  * The rule families of issue 15's third round, each with planted requests written for this test
@@ -245,6 +245,18 @@ describe('stage 3 data rules: issue 15, third round', () => {
       }
     });
   }
+
+  it('removes every invisible character and only those, wherever it stands (the fast check agrees with isInvisible)', () => {
+    for (let c = 0x80; c <= 0xffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const text = `ab${String.fromCharCode(c)}cd é`;
+      assert.equal(
+        foldForScan(text),
+        isInvisible(c) ? 'abcd é' : text.normalize('NFKC'),
+        `U+${c.toString(16)}`,
+      );
+    }
+  });
 
   it('folds tag characters back to the ASCII they hide, as a line of its own', () => {
     const hidden = [...'hi'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
