@@ -42,7 +42,8 @@ import {
   ROUND_6,
   ROUND_7,
   ROUND_8,
-  ROUND_9_SEALED,
+  ROUND_9,
+  ROUND_10_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -87,10 +88,10 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 to 8: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed,
-  // engram-r6-sealed and engram-r8-sealed are dev, engram-r4-sealed and engram-r7-sealed validation,
-  // each read whole (see ROUND_3 … ROUND_8).
-  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7, ROUND_8].flatMap((round) => [
+  // Rounds 3 to 9: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed,
+  // engram-r6-sealed and engram-r8-sealed are dev, engram-r4-sealed, engram-r7-sealed and
+  // engram-r9-sealed validation, each read whole (see ROUND_3 … ROUND_9).
+  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7, ROUND_8, ROUND_9].flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
     engramHardNegatives(evalDir, splits, round),
@@ -98,12 +99,12 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 9's sealed set (engram-r9-sealed): read only here, only when every file is there and the run
- * is not `--without-sealed`, and reported as aggregates only (its own section below).
+ * Round 10's sealed set (engram-r10-sealed): read only here, only when every file is there and the
+ * run is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_9_SEALED);
-const sealed9 = sealedR && 'attacks' in sealedR ? sealedR : undefined;
-if (sealed9) corpora.push(sealed9.benign, sealed9.attacks, sealed9.negatives);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_10_SEALED);
+const sealed = sealedR && 'attacks' in sealedR ? sealedR : undefined;
+if (sealed) corpora.push(sealed.benign, sealed.attacks, sealed.negatives);
 
 if (args[0] === '--errors') {
   const split = args[1];
@@ -259,18 +260,18 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 9's sealed set: aggregates only.
-out('### Round 9 sealed set (engram-r9-sealed): aggregates only');
+// ---- Round 10's sealed set: aggregates only.
+out('### Round 10 sealed set (engram-r10-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_9_SEALED.indirectDir))
-      ? `engram-r9-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r9-sealed: not present.',
+    existsSync(join(evalDir, ROUND_10_SEALED.indirectDir))
+      ? `engram-r10-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r10-sealed: not present.',
   );
 }
-if (sealed9) {
+if (sealed) {
   const rates = (items: readonly Item[]) => {
     const cells = DETECTORS.map((d) =>
       pct(items.filter((i) => fired(verdicts.get(i)!, d)).length, items.length),
@@ -285,23 +286,22 @@ if (sealed9) {
   out();
   out('| attacks | value | items | recall rules | recall model | recall both |');
   out('|---|---|---:|---:|---:|---:|');
-  out(`| all | | ${rates(sealed9.attacks.items)} |`);
+  out(`| all | | ${rates(sealed.attacks.items)} |`);
   for (const field of ['harm', 'addressing', 'carrier', 'lang'])
-    for (const [v, items] of by(sealed9.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
+    for (const [v, items] of by(sealed.attacks.items, field)) out(`| ${field} | ${v} | ${rates(items)} |`);
   out();
   out('| hard negatives | items | FPR rules | FPR model | FPR both |');
   out('|---|---:|---:|---:|---:|');
-  out(`| both files | ${rates(sealed9.negatives.items)} |`);
-  for (const [v, items] of by(sealed9.negatives.items, 'file'))
-    out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
+  out(`| both files | ${rates(sealed.negatives.items)} |`);
+  for (const [v, items] of by(sealed.negatives.items, 'file')) out(`| ${v}.sealed.jsonl | ${rates(items)} |`);
   out();
   out('| benign memories: memory_type | items | refused | flagged (injection) |');
   out('|---|---:|---:|---:|');
   const outcomes = new Map<Item, PolicyOutcome>();
-  for (const i of sealed9.benign.items) outcomes.set(i, await policyOutcome(i));
+  for (const i of sealed.benign.items) outcomes.set(i, await policyOutcome(i));
   for (const [v, items] of [
-    ['all', sealed9.benign.items] as const,
-    ...by(sealed9.benign.items, 'memory_type'),
+    ['all', sealed.benign.items] as const,
+    ...by(sealed.benign.items, 'memory_type'),
   ]) {
     const o = items.map((i) => outcomes.get(i)!);
     const refused = o.filter((x) => x.refused).length;

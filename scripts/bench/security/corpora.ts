@@ -203,7 +203,8 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
  * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
  * sealed, scored once and is validation since round 8; round 8 (engram-r8-sealed) was sealed, scored
- * once and is dev since round 9. Round 9's sealed set (engram-r9-sealed) is sealed only and may be
+ * once and is dev since round 9; round 9 (engram-r9-sealed) was sealed, scored once and is
+ * validation since round 10. Round 10's sealed set (engram-r10-sealed) is sealed only and may be
  * absent.
  */
 export interface EngramRound {
@@ -285,10 +286,15 @@ export const ROUND_7 = roundSet(7, 'validation');
 /** Round 8's sealed set: scored once in round 8, dev since round 9 (its data cards). */
 export const ROUND_8 = roundSet(8, 'dev');
 /**
- * Round 9's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 9's sealed set: scored once in round 9 (its data cards), validation since round 10: a pair
+ * of writers the shipped model never trained on.
+ */
+export const ROUND_9 = roundSet(9, 'validation');
+/**
+ * Round 10's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_9_SEALED: EngramRound = { ...roundSet(9, 'sealed'), layout: 'per-split' };
+export const ROUND_10_SEALED: EngramRound = { ...roundSet(10, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
