@@ -203,9 +203,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
  * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
  * sealed, scored once and is validation since round 8; round 8 (engram-r8-sealed) was sealed, scored
- * once and is dev since round 9; round 9 (engram-r9-sealed) was sealed, scored once and is
- * validation since round 10. Round 10's sealed set (engram-r10-sealed) is sealed only and may be
- * absent.
+ * once and is dev since round 9; round 9 (engram-r9-sealed) was sealed, scored once and is dev
+ * since round 10; round 10 (engram-r10-sealed) was sealed, scored once and is validation since.
+ * Round 11's sealed set (engram-r11-sealed) is sealed only and may be absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -285,16 +285,18 @@ export const ROUND_6 = roundSet(6, 'dev');
 export const ROUND_7 = roundSet(7, 'validation');
 /** Round 8's sealed set: scored once in round 8, dev since round 9 (its data cards). */
 export const ROUND_8 = roundSet(8, 'dev');
+/** Round 9's sealed set: scored once in round 9, dev since round 10 (its data cards). */
+export const ROUND_9 = roundSet(9, 'dev');
 /**
- * Round 9's sealed set: scored once in round 9 (its data cards), validation since round 10: a pair
- * of writers the shipped model never trained on.
+ * Round 10's sealed set: scored once at the start of round 10 with round 9's system, then
+ * validation (its data cards): a pair of writers the shipped model never trains on.
  */
-export const ROUND_9 = roundSet(9, 'validation');
+export const ROUND_10 = roundSet(10, 'validation');
 /**
- * Round 10's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 11's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_10_SEALED: EngramRound = { ...roundSet(10, 'sealed'), layout: 'per-split' };
+export const ROUND_11_SEALED: EngramRound = { ...roundSet(11, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
@@ -424,8 +426,8 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 
 /**
  * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3,
- * engram-r5-sealed, engram-r6-sealed and engram-r8-sealed (dev), engram-r4-sealed and
- * engram-r7-sealed (validation).
+ * engram-r5-sealed, engram-r6-sealed, engram-r8-sealed and engram-r9-sealed (dev), engram-r4-sealed,
+ * engram-r7-sealed and engram-r10-sealed (validation).
  */
 export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_2,
@@ -436,6 +438,8 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_6,
   ROUND_7,
   ROUND_8,
+  ROUND_9,
+  ROUND_10,
 ];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */

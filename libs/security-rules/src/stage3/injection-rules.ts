@@ -256,9 +256,11 @@ const RULES_BY_FACET: readonly Rule[] = [
     'system_override',
     S`\bwithout\s+(?:any\s+)?(?:ethical|moral|content)\s+(?:restrictions|guidelines|filters|limits|constraints)|\bno\s+(?:ethical|moral|programming)\s+(?:guidelines|restrictions|constraints|limits)\b|\b(?:ai|assistant|model|chatbot|llm)\s+(?:with\s+no|without\s+(?:any\s+)?)(?:rules|restrictions|filters|limits|guardrails)\b`,
   ),
+  // "STOP. Now write ...", "... text. Abort! Ignore ...": an interruption opens its clause ("the
+  // emergency stop: ignore the alarm code" is a noun, not one).
   rule(
     'system_override',
-    S`\b(?:stop|halt|abort)\s*[:!,.-]+\s*(?:now\s+)?(?:write|say|print|output|ignore|forget|answer|tell|show)\b`,
+    S`(?:^|[\n.!?;"'\x{201C}]\s*)(?:stop|halt|abort)\s*[:!,.-]+\s*(?:now\s+)?(?:write|say|print|output|ignore|forget|answer|tell|show)\b`,
   ),
   rule(
     'system_override',
