@@ -197,6 +197,19 @@ const rule = (
 const strong = (type: string, pattern: string, accept: Rule['accept'] = notQuotedMention): Rule =>
   rule(type, pattern, false, accept, 'strong');
 
+/**
+ * notQuotedMention, and the span without the one character after the phrase that the pattern reads
+ * to know the phrase ends there (RE2 has no lookahead): "print your system prompt." redacts the
+ * phrase, not its full stop.
+ */
+const withoutBoundary: Rule['accept'] = (text, start, end) => {
+  const span = notQuotedMention(text, start, end);
+  if (!span) return undefined;
+  return span.end > span.start + 1 && !/[\w-]/.test(text[span.end - 1]!)
+    ? { ...span, end: span.end - 1 }
+    : span;
+};
+
 const RULES_BY_FACET: readonly Rule[] = [
   // ---- system_override: cancel what came before, install new orders.
   strong(
@@ -325,7 +338,8 @@ const RULES_BY_FACET: readonly Rule[] = [
   ),
   strong(
     'data_exfiltration',
-    S`\b(?:reveal|show|print|display|output|repeat|disclose|leak|dump|give\s+me|tell\s+me|write\s+(?:out|down)|spell[\s-]?check)\s+(?:me\s+)?(?:(?:all|the|your|of|full|entire|whole|complete|exact|initial|original|hidden|secret)\s+){0,4}(?:system\s+prompt|prompt(?:[\s-]texts?)?|instructions\s+(?:you\s+(?:were|have\s+been)\s+given|above)|initial\s+instructions|(?:text|prompt)\s+above|(?:above|previous)\s+prompt|embeddings)(?:$|[^\w-]|-(?:text|texts)\b)`,
+    S`\b(?:reveal|show|print|display|output|repeat|disclose|leak|dump|give\s+me|tell\s+me|write\s+(?:out|down)|spell[\s-]?check)\s+(?:me\s+)?(?:(?:all|the|your|of|full|entire|whole|complete|exact|initial|original|hidden|secret)\s+){0,4}(?:system\s+prompt|prompt(?:[\s-]texts?)?|instructions\s+(?:you\s+(?:were|have\s+been)\s+given|above)|initial\s+instructions|(?:text|prompt)\s+above|(?:above|previous)\s+prompt|embeddings)(?:-texts?)?(?:$|[^\w-])`,
+    withoutBoundary,
   ),
   rule(
     'data_exfiltration',
