@@ -8,6 +8,15 @@ import { PGliteThread, type PGliteLike } from './pglite-thread.ts';
 
 export type Engine = 'postgres' | 'pglite';
 
+/**
+ * Whether a vector is bound in pgvector's binary form on this engine (vectorParam's `binary`):
+ * node-postgres sends a Buffer parameter in binary format, PGlite's client sends every parameter as
+ * text. The one place that knows it, for every statement that binds a vector.
+ */
+export function bindsBinaryVectors(engine: Engine): boolean {
+  return engine === 'postgres';
+}
+
 /** The data-access handle of one process: the primary, and the connection reads may use. */
 export interface Database {
   readonly engine: Engine;

@@ -1,4 +1,5 @@
 export {
+  bindsBinaryVectors,
   DataDirectoryError,
   DEFAULT_HNSW_EF_SEARCH,
   openDatabase,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Reader } from '@engram/auth';
-import { withHnswEfSearch, type Database } from '@engram/db';
+import { bindsBinaryVectors, withHnswEfSearch, type Database } from '@engram/db';
 import { vectorParam } from '@engram/embeddings';
 import { EFFECTIVENESS_SQL } from '../effectiveness.ts';
 import { memoryColumns, memoryFromRow, type MemoryRow } from '../memory-row.ts';
@@ -55,7 +55,7 @@ export function playbookCandidates(
   limit: number,
   offset: number,
 ): Promise<PlaybookHit[]> {
-  const vec = vectorParam(q.vector, db.engine === 'postgres');
+  const vec = vectorParam(q.vector, bindsBinaryVectors(db.engine));
   return withHnswEfSearch(db, efSearch(limit + offset, PLAYBOOK_EF_SEARCH_MIN), async (trx) => {
     const columns: (string | Knex.Raw)[] = [
       ...memoryColumns(),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DEFAULT_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
+import { bindsBinaryVectors, DEFAULT_HNSW_EF_SEARCH, withHnswEfSearch, type Database } from '@engram/db';
 import { vectorParam } from '@engram/embeddings';
 import type { StoredMemory } from '@engram/memory-model';
 import { memoryColumns, memoryFromRow, type MemoryRow } from '../memory-row.ts';
@@ -70,7 +70,7 @@ export function nearestMemories(
   offset: number,
 ): Promise<SearchHit[]> {
   return withHnswEfSearch(db, efSearch(limit + offset, db.hnswEfSearch), async (knex) => {
-    const vector = knex.raw('?::vector', [vectorParam(q.vector, db.engine === 'postgres')]);
+    const vector = knex.raw('?::vector', [vectorParam(q.vector, bindsBinaryVectors(db.engine))]);
     const rows = (await nearestQuery(knex, q, vector, limit, offset)) as (MemoryRow & {
       score: number | string;
     })[];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Reader } from '@engram/auth';
-import type { Database } from '@engram/db';
+import { bindsBinaryVectors, type Database } from '@engram/db';
 import { vectorParam } from '@engram/embeddings';
 import { appendEvent, auditEventRow, type NewAuditEvent } from '@engram/events';
 import { ConflictError, isDependencyDown } from '@engram/errors';
@@ -316,7 +316,7 @@ export class KnexMemoryRepository implements MemoryRepository {
     metrics?: EngramMetrics,
     opts: { readonly writeGroupMax?: number } = {},
   ) {
-    this.binaryVector = db.engine === 'postgres';
+    this.binaryVector = bindsBinaryVectors(db.engine);
     const retries = metrics?.counter(METRICS.dbWriteRetries);
     this.retry = { onRetry: (conflict) => retries?.inc({ conflict }) };
     const groups = metrics?.histogram(METRICS.dbGroupCommitWrites);

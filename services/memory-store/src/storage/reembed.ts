@@ -14,6 +14,7 @@
  */
 import type { Knex } from 'knex';
 import {
+  bindsBinaryVectors,
   createHnswIndexSql,
   HNSW_INDEX_NAME,
   hnswSettingsFor,
@@ -83,7 +84,7 @@ export async function reembedStore(
   { hnsw: choice, batchSize, onProgress, engine }: ReembedOptions,
 ): Promise<ReembedReport> {
   const target: StoreSpace = embedder.space;
-  const binary = (engine ?? 'postgres') === 'postgres';
+  const binary = bindsBinaryVectors(engine ?? 'postgres');
   if (!(await knex.schema.hasTable('embedding_space')))
     throw new ReembedRefusedError('this database is not an Engram store');
   const pinned = (await knex('embedding_space').where({ id: 1 }).first()) as StoreSpace | undefined;

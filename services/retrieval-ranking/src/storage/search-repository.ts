@@ -1,4 +1,4 @@
-import type { Database } from '@engram/db';
+import { bindsBinaryVectors, type Database } from '@engram/db';
 import { lexicalSearch, loadEffectiveness, nearestMemories, provenanceDepths } from '@engram/memories';
 import type { MemorySignals, ScoredMemory, SearchQuery, SearchRepository } from '../domain/search.ts';
 
@@ -34,7 +34,7 @@ export class KnexSearchRepository implements SearchRepository {
   lexicalSearch(q: SearchQuery, limit: number): Promise<ScoredMemory[]> {
     return lexicalSearch(this.db.read, q, limit, {
       maxRounds: this.lexicalBudget,
-      binaryVector: this.db.engine === 'postgres',
+      binaryVector: bindsBinaryVectors(this.db.engine),
     });
   }
 
