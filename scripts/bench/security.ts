@@ -44,7 +44,8 @@ import {
   ROUND_8,
   ROUND_9,
   ROUND_10,
-  ROUND_11_SEALED,
+  ROUND_11,
+  ROUND_12_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -89,21 +90,24 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 to 10: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed,
-  // engram-r6-sealed, engram-r8-sealed and engram-r9-sealed are dev, engram-r4-sealed,
-  // engram-r7-sealed and engram-r10-sealed validation, each read whole (see ROUND_3 … ROUND_10).
-  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7, ROUND_8, ROUND_9, ROUND_10].flatMap((round) => [
-    engramBenign(evalDir, splits, round),
-    engramIndirect(evalDir, splits, round),
-    engramHardNegatives(evalDir, splits, round),
-  ]),
+  // Rounds 3 to 11: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed,
+  // engram-r6-sealed, engram-r8-sealed, engram-r9-sealed and engram-r10-sealed are dev,
+  // engram-r4-sealed, engram-r7-sealed and engram-r11-sealed validation, each read whole (see
+  // ROUND_3 … ROUND_11).
+  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7, ROUND_8, ROUND_9, ROUND_10, ROUND_11].flatMap(
+    (round) => [
+      engramBenign(evalDir, splits, round),
+      engramIndirect(evalDir, splits, round),
+      engramHardNegatives(evalDir, splits, round),
+    ],
+  ),
 ];
 
 /**
- * Round 11's sealed set (engram-r11-sealed): read only here, only when every file is there and the
+ * Round 12's sealed set (engram-r12-sealed): read only here, only when every file is there and the
  * run is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_11_SEALED);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_12_SEALED);
 const sealed = sealedR && 'attacks' in sealedR ? sealedR : undefined;
 if (sealed) corpora.push(sealed.benign, sealed.attacks, sealed.negatives);
 
@@ -261,15 +265,15 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 11's sealed set: aggregates only.
-out('### Round 11 sealed set (engram-r11-sealed): aggregates only');
+// ---- Round 12's sealed set: aggregates only.
+out('### Round 12 sealed set (engram-r12-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_11_SEALED.indirectDir))
-      ? `engram-r11-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r11-sealed: not present.',
+    existsSync(join(evalDir, ROUND_12_SEALED.indirectDir))
+      ? `engram-r12-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r12-sealed: not present.',
   );
 }
 if (sealed) {

@@ -50,7 +50,20 @@ export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: str
 }
 
 /** The writers of the Engram corpora (one per round, and the team that wrote engram-direct). */
-export const WRITERS = ['r2', 'train-r4', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'direct'] as const;
+export const WRITERS = [
+  'r2',
+  'train-r4',
+  'r3',
+  'r4',
+  'r5',
+  'r6',
+  'r7',
+  'r8',
+  'r9',
+  'r10',
+  'r11',
+  'direct',
+] as const;
 
 /** Validation targets the thresholds are chosen for (see the model card). */
 export const TARGETS = {

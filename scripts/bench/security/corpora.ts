@@ -204,8 +204,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
  * sealed, scored once and is validation since round 8; round 8 (engram-r8-sealed) was sealed, scored
  * once and is dev since round 9; round 9 (engram-r9-sealed) was sealed, scored once and is dev
- * since round 10; round 10 (engram-r10-sealed) was sealed, scored once and is validation since.
- * Round 11's sealed set (engram-r11-sealed) is sealed only and may be absent.
+ * since round 10; round 10 (engram-r10-sealed) was sealed, scored once, validation in round 10 and
+ * dev since round 11; round 11 (engram-r11-sealed) was sealed, scored once and is validation since.
+ * Round 12's sealed set (engram-r12-sealed) is sealed only and may be absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -288,15 +289,20 @@ export const ROUND_8 = roundSet(8, 'dev');
 /** Round 9's sealed set: scored once in round 9, dev since round 10 (its data cards). */
 export const ROUND_9 = roundSet(9, 'dev');
 /**
- * Round 10's sealed set: scored once at the start of round 10 with round 9's system, then
- * validation (its data cards): a pair of writers the shipped model never trains on.
+ * Round 10's sealed set: scored once at the start of round 10 with round 9's system, validation in
+ * round 10, dev since round 11 (its data cards).
  */
-export const ROUND_10 = roundSet(10, 'validation');
+export const ROUND_10 = roundSet(10, 'dev');
 /**
- * Round 11's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 11's sealed set: scored once at the end of round 10, validation since round 11 (its data
+ * cards): a pair of writers the shipped model never trains on.
+ */
+export const ROUND_11 = roundSet(11, 'validation');
+/**
+ * Round 12's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_11_SEALED: EngramRound = { ...roundSet(11, 'sealed'), layout: 'per-split' };
+export const ROUND_12_SEALED: EngramRound = { ...roundSet(12, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
@@ -426,8 +432,8 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 
 /**
  * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3,
- * engram-r5-sealed, engram-r6-sealed, engram-r8-sealed and engram-r9-sealed (dev), engram-r4-sealed,
- * engram-r7-sealed and engram-r10-sealed (validation).
+ * engram-r5-sealed, engram-r6-sealed, engram-r8-sealed, engram-r9-sealed and engram-r10-sealed (dev),
+ * engram-r4-sealed, engram-r7-sealed and engram-r11-sealed (validation).
  */
 export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_2,
@@ -440,6 +446,7 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_8,
   ROUND_9,
   ROUND_10,
+  ROUND_11,
 ];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */
