@@ -35,16 +35,8 @@ import {
   engramHardNegatives,
   engramIndirect,
   olderBenchData,
-  ROUND_3,
-  ROUND_4_SEALED,
   ROUND_4_TRAIN,
-  ROUND_5,
-  ROUND_6,
-  ROUND_7,
-  ROUND_8,
-  ROUND_9,
-  ROUND_10,
-  ROUND_11,
+  RETIRED_ROUNDS,
   ROUND_12_SEALED,
   sealedRound,
   SPLITS,
@@ -90,17 +82,12 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // Rounds 3 to 11: sealed sets spent in their rounds, then retired: engram-r3, engram-r5-sealed,
-  // engram-r6-sealed, engram-r8-sealed, engram-r9-sealed and engram-r10-sealed are dev,
-  // engram-r4-sealed, engram-r7-sealed and engram-r11-sealed validation, each read whole (see
-  // ROUND_3 … ROUND_11).
-  ...[ROUND_3, ROUND_4_SEALED, ROUND_5, ROUND_6, ROUND_7, ROUND_8, ROUND_9, ROUND_10, ROUND_11].flatMap(
-    (round) => [
-      engramBenign(evalDir, splits, round),
-      engramIndirect(evalDir, splits, round),
-      engramHardNegatives(evalDir, splits, round),
-    ],
-  ),
+  // The sealed sets spent in rounds 3 to 11, retired into dev or validation (RETIRED_ROUNDS).
+  ...RETIRED_ROUNDS.flatMap((round) => [
+    engramBenign(evalDir, splits, round),
+    engramIndirect(evalDir, splits, round),
+    engramHardNegatives(evalDir, splits, round),
+  ]),
 ];
 
 /**

@@ -25,6 +25,7 @@ import {
   engramDirect,
   engramTrainingCorpora,
   olderBenchData,
+  TRAINING_ROUNDS,
   type EngramSplit,
   type Item,
 } from '../bench/security/corpora.ts';
@@ -49,21 +50,8 @@ export function engramItems(split: Exclude<EngramSplit, 'sealed'>, holdOut?: str
   ].filter((i) => holdOut === undefined || i.writer !== holdOut);
 }
 
-/** The writers of the Engram corpora (one per round, and the team that wrote engram-direct). */
-export const WRITERS = [
-  'r2',
-  'train-r4',
-  'r3',
-  'r4',
-  'r5',
-  'r6',
-  'r7',
-  'r8',
-  'r9',
-  'r10',
-  'r11',
-  'direct',
-] as const;
+/** The writers of the Engram corpora (one per training round, and the team that wrote engram-direct). */
+export const WRITERS: readonly string[] = [...TRAINING_ROUNDS.map((r) => r.writer), 'direct'];
 
 /** Validation targets the thresholds are chosen for (see the model card). */
 export const TARGETS = {

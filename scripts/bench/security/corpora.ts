@@ -431,13 +431,12 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 }
 
 /**
- * The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired engram-r3,
- * engram-r5-sealed, engram-r6-sealed, engram-r8-sealed, engram-r9-sealed and engram-r10-sealed (dev),
- * engram-r4-sealed, engram-r7-sealed and engram-r11-sealed (validation).
+ * The spent sealed sets of rounds 3 to 11, retired into training and tuning (each read whole as
+ * its one split, see ROUND_3 … ROUND_11): engram-r3, engram-r5-sealed, engram-r6-sealed,
+ * engram-r8-sealed, engram-r9-sealed and engram-r10-sealed are dev, engram-r4-sealed,
+ * engram-r7-sealed and engram-r11-sealed validation. One list for training and for the bench.
  */
-export const TRAINING_ROUNDS: readonly EngramRound[] = [
-  ROUND_2,
-  ROUND_4_TRAIN,
+export const RETIRED_ROUNDS: readonly EngramRound[] = [
   ROUND_3,
   ROUND_4_SEALED,
   ROUND_5,
@@ -448,6 +447,9 @@ export const TRAINING_ROUNDS: readonly EngramRound[] = [
   ROUND_10,
   ROUND_11,
 ];
+
+/** The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired rounds. */
+export const TRAINING_ROUNDS: readonly EngramRound[] = [ROUND_2, ROUND_4_TRAIN, ...RETIRED_ROUNDS];
 
 /** The corpora of the training rounds for the given splits (what training and tuning read). */
 export function engramTrainingCorpora(evalDir: string, splits: readonly EngramSplit[]): Corpus[] {
