@@ -213,6 +213,16 @@ const WORD_CLASSES: readonly (readonly string[])[] = [
   'must should shall need needs required instructed expected'.split(' '),
   // 8: money.
   'usd eur gbp euro euros dollars pounds btc bitcoin crypto'.split(' '),
+  // 9: the particle that turns an act into switching something off or away ("turn the alarm off").
+  'off down out away aus ab weg uit fuera via'.split(' '),
+  // 10: quantifiers that widen an act to everything of a kind ("delete all", "every photo").
+  'all every entire whole everything everyone alle allen alles tous toutes tout todas todos todo tutti tutte tutto ogni cada chaque jede jeden jedes'.split(
+    ' ',
+  ),
+  // 11: safeguards an attack asks to switch off (the objects of class 2 are what it asks to move or open).
+  'passcode passcodes verification filter filters protection limit limits scanning monitoring alert alerts notifications warnings safeguard safeguards encryption antivirus lockout'.split(
+    ' ',
+  ),
 ];
 /** Class flags of a segment that come from characters: an e-mail address, a URL, a currency sign. */
 const CLASS_AT = WORD_CLASSES.length + 1;
