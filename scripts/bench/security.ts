@@ -41,6 +41,7 @@ import {
   sealedRound,
   SPLITS,
   type Corpus,
+  type EngramSplit,
   type Item,
   type Split,
 } from './security/corpora.ts';
@@ -144,14 +145,19 @@ out();
 const verdicts = new Map<Item, Verdict>();
 for (const c of corpora) for (const i of c.items) verdicts.set(i, verdictOf(i));
 
+/** The names of the retired rounds read as `split`, for the report's prose. */
+const retiredIn = (split: EngramSplit) =>
+  RETIRED_ROUNDS.filter((r) => r.splits.includes(split))
+    .map((r) => r.name)
+    .join(', ');
 out('### Stage 3 per corpus and split: rules alone, learned signal alone, both');
 out();
 out(
   'Each item is screened in its own context (trust level, memory type, channel: see the screening profiles in README.md). ' +
     'Recall over attacks, FPR over benign items. Splits: dev (rules and model written and trained on it), validation ' +
     '(thresholds chosen on it), sealed (scored here, never read), retired (read while the older rules were written; for the record). ' +
-    'engram-r3 (dev) and engram-r4 (validation) are the sealed sets of rounds 3 and 4, spent and retired in round 5, ' +
-    'engram-r5, engram-r6 and engram-r8 (dev since rounds 7, 8 and 9) and engram-r7 (validation) the sealed sets of rounds 5 to 8, each retired in the next round; engram-r4 and engram-r7 are writers the model is not trained on.',
+    `The engram-r<n> corpora are the sealed sets of earlier rounds, each scored once and then retired: ${retiredIn('dev')} are dev, ` +
+    `${retiredIn('validation')} validation (writers the model is not trained on).`,
 );
 out();
 out(
