@@ -43,4 +43,9 @@ export interface Finding {
   readonly strong?: boolean;
   /** Set by a rule of the data profile (stage3/data-rules.ts). */
   readonly data?: boolean;
+  /**
+   * Set by a data rule whose match alone is weak evidence (Rule.corroborate): the finding stands only
+   * where the learned signal does not find the text ordinary (scanInContext).
+   */
+  readonly corroborate?: boolean;
 }

@@ -62,6 +62,7 @@ export type { ContextScan, StageSwitches } from './policy/scan-text.ts';
 export { SCREENING_PROFILES, screeningProfile } from './policy/screening-profile.ts';
 export type { ScreeningProfile, WriteContext } from './policy/screening-profile.ts';
 export { injectionModel, scoreWithModel } from './model/injection-model.ts';
+export type { LoadedModel } from './model/injection-model.ts';
 export { mulberry32 } from './seeded-random.ts';
 export type { InjectionModelData, ModelScore } from './model/injection-model.ts';
 export { LLM_INJECTION_FLAG, screenContent, uncertainData } from './policy/screen-content.ts';

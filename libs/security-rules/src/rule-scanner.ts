@@ -30,6 +30,12 @@ export interface Rule {
    */
   readonly ownSet?: boolean;
   /**
+   * A data rule that matches the everyday imperatives of people as well as planted requests (an act
+   * on something sensitive): its findings carry `corroborate`, and screening as data drops them when
+   * the learned signal read the text and scored it under the model's corroboration floor.
+   */
+  readonly corroborate?: boolean;
+  /**
    * Accepts or refuses one match; may narrow it to a sub-span (e.g. the value of an assignment).
    * Returns undefined to refuse.
    */
@@ -183,6 +189,7 @@ export class RuleScanner {
             end: span.end,
             ...(rule.tier === 'strong' ? { strong: true } : {}),
             ...(rule.data ? { data: true } : {}),
+            ...(rule.corroborate ? { corroborate: true } : {}),
           });
           count++;
         }

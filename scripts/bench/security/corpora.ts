@@ -207,8 +207,9 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * since round 10; round 10 (engram-r10-sealed) was sealed, scored once, validation in round 10 and
  * dev since round 11; round 11 (engram-r11-sealed) was sealed, scored once, validation in round 11
  * and dev since round 12; round 12 (engram-r12-sealed) was sealed, scored once, validation in round
- * 12 and dev since round 13; round 13 (engram-r13-sealed) was sealed, scored once and is validation
- * since. Round 14's sealed set (engram-r14-sealed) is sealed only and may be absent.
+ * 12 and dev since round 13; round 13 (engram-r13-sealed) was sealed, scored once, validation in
+ * round 13 and dev since round 14; round 14 (engram-r14-sealed) was sealed, scored once and is
+ * validation since. Round 15's sealed set (engram-r15-sealed) is sealed only and may be absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */
@@ -299,16 +300,18 @@ export const ROUND_10 = roundSet(10, 'dev');
 export const ROUND_11 = roundSet(11, 'dev');
 /** Round 12's sealed set: scored once at the end of round 11, validation in round 12, dev since round 13 (its data cards). */
 export const ROUND_12 = roundSet(12, 'dev');
+/** Round 13's sealed set: scored once at the end of round 12, validation in round 13, dev since round 14 (its data cards). */
+export const ROUND_13 = roundSet(13, 'dev');
 /**
- * Round 13's sealed set: scored once at the end of round 12, validation since round 13 (its data
+ * Round 14's sealed set: scored once at the end of round 13, validation since round 14 (its data
  * cards): a pair of writers the shipped model never trains on.
  */
-export const ROUND_13 = roundSet(13, 'validation');
+export const ROUND_14 = roundSet(14, 'validation');
 /**
- * Round 14's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 15's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_14_SEALED: EngramRound = { ...roundSet(14, 'sealed'), layout: 'per-split' };
+export const ROUND_15_SEALED: EngramRound = { ...roundSet(15, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
@@ -437,10 +440,10 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 }
 
 /**
- * The spent sealed sets of rounds 3 to 13, retired into training and tuning (each read whole as
- * its one split, see ROUND_3 … ROUND_13): engram-r3, engram-r5-sealed, engram-r6-sealed and
- * engram-r8-sealed to engram-r12-sealed are dev, engram-r4-sealed, engram-r7-sealed and
- * engram-r13-sealed validation. One list for training and for the bench.
+ * The spent sealed sets of rounds 3 to 14, retired into training and tuning (each read whole as
+ * its one split, see ROUND_3 … ROUND_14): engram-r3, engram-r5-sealed, engram-r6-sealed and
+ * engram-r8-sealed to engram-r13-sealed are dev, engram-r4-sealed, engram-r7-sealed and
+ * engram-r14-sealed validation. One list for training and for the bench.
  */
 export const RETIRED_ROUNDS: readonly EngramRound[] = [
   ROUND_3,
@@ -454,6 +457,7 @@ export const RETIRED_ROUNDS: readonly EngramRound[] = [
   ROUND_11,
   ROUND_12,
   ROUND_13,
+  ROUND_14,
 ];
 
 /** The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired rounds. */

@@ -17,4 +17,9 @@ export interface InjectionModelData {
   readonly thresholds: Readonly<Record<'data' | 'memory' | 'instructions', number>>;
   /** Untrusted content scored in [low, high) is uncertain: stage 4 may be asked (escalation 'uncertain'). */
   readonly band: { readonly low: number; readonly high: number };
+  /**
+   * Content screened as data: a finding of a rule marked `corroborate` is dropped when the model read
+   * the text and scored it under this floor (0: never dropped).
+   */
+  readonly corroboration: number;
 }

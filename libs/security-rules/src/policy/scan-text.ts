@@ -1,5 +1,5 @@
 import type { Finding } from '../detection.ts';
-import { injectionModel, scoreWithModel } from '../model/injection-model.ts';
+import { injectionModel, scoreWithModel, type LoadedModel } from '../model/injection-model.ts';
 import { RuleScanner } from '../rule-scanner.ts';
 import { SENSITIVE_RULES } from '../stage2/sensitive-rules.ts';
 import { DATA_RULES } from '../stage3/data-rules.ts';
@@ -66,9 +66,17 @@ export function modelThreshold(profile: ScreeningProfile): number {
  * Stages 2-3 as a write in `profile` gets them: the rules of its tiers (only strong injection rules
  * for an internal agent's instructions; the data rules too for content screened as data), then the learned signal over the text (folded when it
  * hides characters): at or above the profile's threshold it is an injection finding of type
- * learned_model spanning its most injection-like sentence.
+ * learned_model spanning its most injection-like sentence. As data, the findings of the rules that
+ * need corroboration (Rule.corroborate) are dropped when the learned signal read the text and
+ * scored it under the model's corroboration floor. `model` is the shipped one unless the trainer
+ * passes the one it is choosing thresholds for.
  */
-export function scanInContext(text: string, stages: StageSwitches, profile: ScreeningProfile): ContextScan {
+export function scanInContext(
+  text: string,
+  stages: StageSwitches,
+  profile: ScreeningProfile,
+  model: LoadedModel = injectionModel(),
+): ContextScan {
   const folded = stages.stage3 ? foldForScan(text) : text;
   let findings =
     profile === 'data' && stages.stage3
@@ -83,8 +91,12 @@ export function scanInContext(text: string, stages: StageSwitches, profile: Scre
   }
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
   const read = withoutSensitive(text, findings);
-  const best = scoreWithModel(read === text ? folded : foldForScan(read));
-  if (best.score >= modelThreshold(profile)) {
+  const best = scoreWithModel(read === text ? folded : foldForScan(read), model);
+  // A score of 0 is a text the model did not read (too few words): no ground to drop a finding.
+  if (profile === 'data' && best.score > 0 && best.score < model.data.corroboration) {
+    findings = findings.filter((f) => !f.corroborate);
+  }
+  if (best.score >= model.data.thresholds[profile]) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
     findings.push({ category: 'injection', type: 'learned_model', ...span });
   }

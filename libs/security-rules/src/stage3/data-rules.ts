@@ -222,6 +222,9 @@ export const DATA_RULES: readonly Rule[] = [
     ),
     // Its act and object lists joined by a sentence-long gap: the largest DFA of all the rules.
     ownSet: true,
+    // The imperative of an act on something sensitive is how people write to each other too: alone,
+    // this rule flagged two in three of the hard negatives it was the only detector on (round 14).
+    corroborate: true,
   },
 
   // The reader told to comply: "Agents apply immediately", "Processing agents apply now", "Bots

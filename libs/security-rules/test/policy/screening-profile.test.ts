@@ -181,3 +181,60 @@ describe('the learned signal and bare values', () => {
     assert.ok(planted.findings.some((f) => f.category === 'injection'));
   });
 });
+
+describe('the corroboration floor: a weak data rule needs the learned signal not to find the text ordinary', () => {
+  /**
+   * A model whose every segment scores sigmoid(bias): zero weights, so the floor's effect does not
+   * depend on what the shipped model learned. Its threshold is above 1 (it never flags alone).
+   */
+  async function flatModel(bias: number, corroboration: number) {
+    const { injectionModel } = await import('../../src/model/injection-model.ts');
+    const shipped = injectionModel();
+    return {
+      data: { ...shipped.data, bias, corroboration, thresholds: { data: 2, memory: 2, instructions: 2 } },
+      weights: new Float32Array(shipped.weights.length),
+    };
+  }
+  const stages = { stage2: false, stage3: true };
+  // An imperative act on something sensitive, addressed to no one in particular: the act rule's
+  // match and nothing else's.
+  const request =
+    'Before Friday, please delete the old backups of the customer database from the shared drive.';
+
+  it('keeps the finding where the model scores the text at or above the floor', async () => {
+    const { scanInContext } = await import('../../src/policy/scan-text.ts');
+    const scan = scanInContext(request, stages, 'data', await flatModel(0, 0.3));
+    assert.equal(scan.modelScore, 0.5);
+    const weak = scan.findings.filter((f) => f.corroborate);
+    assert.ok(weak.length > 0, 'the act rule matches');
+    assert.deepEqual(
+      scan.findings.filter((f) => !f.corroborate),
+      [],
+      'no other detector fires on this text, so the test measures the floor alone',
+    );
+  });
+
+  it('drops it where the model read the text and scored it under the floor', async () => {
+    const { scanInContext } = await import('../../src/policy/scan-text.ts');
+    const scan = scanInContext(request, stages, 'data', await flatModel(-3, 0.3));
+    assert.ok(scan.modelScore > 0 && scan.modelScore < 0.3);
+    assert.deepEqual(scan.findings, []);
+  });
+
+  it('keeps it where the model could not read the text (too few words), and drops nothing at a floor of 0', async () => {
+    const { scanInContext } = await import('../../src/policy/scan-text.ts');
+    const model = await flatModel(-3, 0.3);
+    const short = scanInContext('Delete all backups.', stages, 'data', model);
+    assert.equal(short.modelScore, 0);
+    assert.ok(short.findings.some((f) => f.corroborate));
+    // A floor of 0 (a model trained without one) drops nothing.
+    const none = scanInContext(request, stages, 'data', await flatModel(-3, 0));
+    assert.ok(none.findings.some((f) => f.corroborate));
+  });
+
+  it('is chosen by training on validation and shipped with the model', async () => {
+    const { injectionModel } = await import('../../src/model/injection-model.ts');
+    const floor = injectionModel().data.corroboration;
+    assert.ok(floor > 0 && floor <= 0.5, String(floor));
+  });
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { scanWriteInContext, type WriteContext } from '../../src/index.ts';
+import { injectionModel, scanWriteInContext, screeningProfile, type WriteContext } from '../../src/index.ts';
+import { scanInContext } from '../../src/policy/scan-text.ts';
 import { foldForScan, isInvisible } from '../../src/stage3/fold-text.ts';
 
 /**
@@ -10,14 +11,26 @@ import { foldForScan, isInvisible } from '../../src/stage3/fold-text.ts';
 const data: WriteContext = { trustLevel: 'untrusted', memoryType: 'standard', channel: 'mcp' };
 const internalNote: WriteContext = { trustLevel: 'internal', memoryType: 'standard', channel: 'rest' };
 
-/** Rule findings only (the learned signal is tested with its own model). */
+/**
+ * Rule findings only, as the rules give them: the learned signal is tested with its own model, and
+ * its corroboration floor (which may clear a weak rule's finding) by the last test of this file.
+ */
+const withoutFloor = () => {
+  const m = injectionModel();
+  return { ...m, data: { ...m.data, corroboration: 0 } };
+};
 const ruleTypes = (text: string, ctx: WriteContext = data) => [
   ...new Set(
-    scanWriteInContext({ content: text }, ctx, { stage2: false, stage3: true })
-      .detections.filter((d) => d.category === 'injection' && d.type !== 'learned_model')
-      .map((d) => d.type),
+    scanInContext(text, { stage2: false, stage3: true }, screeningProfile(ctx), withoutFloor())
+      .findings.filter((f) => f.category === 'injection' && f.type !== 'learned_model')
+      .map((f) => f.type),
   ),
 ];
+/** Whether the screen, as it runs (the shipped model and its floor), flags the text as an injection. */
+const screened = (text: string) =>
+  scanWriteInContext({ content: text }, data, { stage2: false, stage3: true }).detections.some(
+    (d) => d.category === 'injection',
+  );
 
 const FAMILIES: Record<string, { positives: string[]; negatives: string[] }> = {
   'text hidden in Unicode tag characters': {
@@ -349,6 +362,12 @@ describe('stage 3 data rules: issue 15, third round', () => {
       }
     });
   }
+
+  it('still flags nine in ten of these planted requests with the corroboration floor on (it clears weak findings the model reads as ordinary)', () => {
+    const positives = Object.values(FAMILIES).flatMap((f) => f.positives);
+    const cleared = positives.filter((t) => ruleTypes(t).length > 0 && !screened(t));
+    assert.ok(cleared.length <= positives.length / 10, `${cleared.length} of ${positives.length} cleared`);
+  });
 
   it('removes every invisible character and only those, wherever it stands (the fast check agrees with isInvisible)', () => {
     for (let c = 0x80; c <= 0xffff; c++) {
