@@ -112,7 +112,7 @@ function lowestThreshold(negatives: readonly Scored[], target: number): number {
  */
 function corroborationFloor(items: readonly Item[], model: LoadedModel): number {
   const attacks = items.filter((i) => i.injection && screeningProfile(i) === 'data');
-  // Each attack's score when only weak rules flag it (the floor could clear it), else undefined.
+  // The scores of the attacks only weak rules flag: those a floor above their score would clear.
   const clearable = attacks.flatMap((item) => {
     const scan = scanInContext(item.text, { stage2: false, stage3: true }, 'data', model);
     const injection = scan.findings.filter((f) => f.category === 'injection');

@@ -57,7 +57,7 @@ export type { RedactionSpan } from './policy/redact.ts';
 export { applyRedaction } from './policy/apply-redaction.ts';
 export { forEachString, scanWrite, scanWriteInContext } from './policy/scan-fields.ts';
 export type { ScannableWrite, WriteScan } from './policy/scan-fields.ts';
-export { modelThreshold, scanInContext, scanText } from './policy/scan-text.ts';
+export { scanInContext, scanText } from './policy/scan-text.ts';
 export type { ContextScan, StageSwitches } from './policy/scan-text.ts';
 export { SCREENING_PROFILES, screeningProfile } from './policy/screening-profile.ts';
 export type { ScreeningProfile, WriteContext } from './policy/screening-profile.ts';

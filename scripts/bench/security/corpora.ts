@@ -199,17 +199,10 @@ function contextOf(r: Record<string, unknown>, fallback: ItemContext): ItemConte
  * carry their split (dev or validation), no sealed part. Round 3 (engram-r3) and round 4
  * (engram-r4-sealed) were sealed sets, each scored once and then retired in round 5 (their data
  * cards): engram-r3 is now dev as a whole and engram-r4-sealed validation as a whole, so the
- * thresholds are chosen on a writer the model never trained on. Round 5 (engram-r5-sealed) was
- * sealed, scored once, validation in round 6 and dev since round 7; round 6 (engram-r6-sealed) was
- * sealed, scored once, validation in round 7 and dev since round 8; round 7 (engram-r7-sealed) was
- * sealed, scored once and is validation since round 8; round 8 (engram-r8-sealed) was sealed, scored
- * once and is dev since round 9; round 9 (engram-r9-sealed) was sealed, scored once and is dev
- * since round 10; round 10 (engram-r10-sealed) was sealed, scored once, validation in round 10 and
- * dev since round 11; round 11 (engram-r11-sealed) was sealed, scored once, validation in round 11
- * and dev since round 12; round 12 (engram-r12-sealed) was sealed, scored once, validation in round
- * 12 and dev since round 13; round 13 (engram-r13-sealed) was sealed, scored once, validation in
- * round 13 and dev since round 14; round 14 (engram-r14-sealed) was sealed, scored once and is
- * validation since. Round 15's sealed set (engram-r15-sealed) is sealed only and may be absent.
+ * thresholds are chosen on a writer the model never trained on. From round 5 on, each round's sealed
+ * set is scored once, then retired into validation and, a round later, into dev (ROUND_5 … and
+ * RETIRED_ROUNDS say where each one is now); the set of the round in progress is sealed only and may
+ * be absent.
  */
 export interface EngramRound {
   /** Prefix of the corpus names in the report. */

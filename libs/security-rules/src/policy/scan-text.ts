@@ -57,11 +57,6 @@ export interface ContextScan {
   readonly modelScore: number;
 }
 
-/** The learned signal's threshold in a profile (above 1: it never decides alone there). */
-export function modelThreshold(profile: ScreeningProfile): number {
-  return injectionModel().data.thresholds[profile];
-}
-
 /**
  * Stages 2-3 as a write in `profile` gets them: the rules of its tiers (only strong injection rules
  * for an internal agent's instructions; the data rules too for content screened as data), then the learned signal over the text (folded when it

@@ -15,9 +15,10 @@ const internalNote: WriteContext = { trustLevel: 'internal', memoryType: 'standa
  * Rule findings only, as the rules give them: the learned signal is tested with its own model, and
  * its corroboration floor (which may clear a weak rule's finding) by the last test of this file.
  */
+let noFloor: ReturnType<typeof injectionModel> | undefined;
 const withoutFloor = () => {
   const m = injectionModel();
-  return { ...m, data: { ...m.data, corroboration: 0 } };
+  return (noFloor ??= { ...m, data: { ...m.data, corroboration: 0 } });
 };
 const ruleTypes = (text: string, ctx: WriteContext = data) => [
   ...new Set(
