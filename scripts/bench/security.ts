@@ -37,7 +37,7 @@ import {
   olderBenchData,
   ROUND_4_TRAIN,
   RETIRED_ROUNDS,
-  ROUND_15_SEALED,
+  ROUND_16_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -83,7 +83,7 @@ const corpora: Corpus[] = [
     ? [deepset(dataDir), bipia(dataDir)]
     : []),
   olderBenchData(benchData),
-  // The sealed sets spent in rounds 3 to 14, retired into dev or validation (RETIRED_ROUNDS).
+  // The sealed sets spent in rounds 3 to 15, retired into dev or validation (RETIRED_ROUNDS).
   ...RETIRED_ROUNDS.flatMap((round) => [
     engramBenign(evalDir, splits, round),
     engramIndirect(evalDir, splits, round),
@@ -92,10 +92,10 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 15's sealed set (engram-r15-sealed): read only here, only when every file is there and the
+ * Round 16's sealed set (engram-r16-sealed): read only here, only when every file is there and the
  * run is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_15_SEALED);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_16_SEALED);
 const sealed = sealedR && 'attacks' in sealedR ? sealedR : undefined;
 if (sealed) corpora.push(sealed.benign, sealed.attacks, sealed.negatives);
 
@@ -258,15 +258,15 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 15's sealed set: aggregates only.
-out('### Round 15 sealed set (engram-r15-sealed): aggregates only');
+// ---- Round 16's sealed set: aggregates only.
+out('### Round 16 sealed set (engram-r16-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_15_SEALED.indirectDir))
-      ? `engram-r15-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r15-sealed: not present.',
+    existsSync(join(evalDir, ROUND_16_SEALED.indirectDir))
+      ? `engram-r16-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r16-sealed: not present.',
   );
 }
 if (sealed) {

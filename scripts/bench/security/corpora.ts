@@ -301,10 +301,16 @@ export const ROUND_13 = roundSet(13, 'dev');
  */
 export const ROUND_14 = roundSet(14, 'validation');
 /**
- * Round 15's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * Round 15's sealed set: scored once at the end of round 14, dev since round 15 (its data cards). It
+ * skipped validation: round 15 read its misses to decide what to change, so it could no longer be
+ * the writer thresholds are chosen on; engram-r14-sealed stays validation.
+ */
+export const ROUND_15 = roundSet(15, 'dev');
+/**
+ * Round 16's sealed set: scored by the bench as aggregates only, never read by training, absent
  * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_15_SEALED: EngramRound = { ...roundSet(15, 'sealed'), layout: 'per-split' };
+export const ROUND_16_SEALED: EngramRound = { ...roundSet(16, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
@@ -433,9 +439,9 @@ export function sealedRound(evalDir: string, round: EngramRound): SealedRound {
 }
 
 /**
- * The spent sealed sets of rounds 3 to 14, retired into training and tuning (each read whole as
- * its one split, see ROUND_3 … ROUND_14): engram-r3, engram-r5-sealed, engram-r6-sealed and
- * engram-r8-sealed to engram-r13-sealed are dev, engram-r4-sealed, engram-r7-sealed and
+ * The spent sealed sets of rounds 3 to 15, retired into training and tuning (each read whole as
+ * its one split, see ROUND_3 … ROUND_15): engram-r3, engram-r5-sealed, engram-r6-sealed,
+ * engram-r8-sealed to engram-r13-sealed and engram-r15-sealed are dev, engram-r4-sealed, engram-r7-sealed and
  * engram-r14-sealed validation. One list for training and for the bench.
  */
 export const RETIRED_ROUNDS: readonly EngramRound[] = [
@@ -451,6 +457,7 @@ export const RETIRED_ROUNDS: readonly EngramRound[] = [
   ROUND_12,
   ROUND_13,
   ROUND_14,
+  ROUND_15,
 ];
 
 /** The Engram rounds training and tuning read: round 2, engram-train-r4 and the retired rounds. */
