@@ -13,17 +13,29 @@ export interface StageSwitches {
 }
 
 let scanners:
-  | { both: RuleScanner; stage2: RuleScanner; stage3: RuleScanner; data: RuleScanner; all: RuleScanner }
+  | {
+      both: RuleScanner;
+      stage2: RuleScanner;
+      stage3: RuleScanner;
+      data: RuleScanner;
+      all: RuleScanner;
+      corroborated: RuleScanner;
+    }
   | undefined;
 
 /** Compiled once, on first use (never at import time). */
 function get() {
-  scanners ??= {
+  if (scanners) return scanners;
+  // The data rules that need the learned signal's corroboration run after it (scanInContext), and
+  // only where their findings can stand.
+  const plain = DATA_RULES.filter((r) => !r.corroborate);
+  scanners = {
     both: new RuleScanner([...SENSITIVE_RULES, ...INJECTION_RULES]),
     stage2: new RuleScanner(SENSITIVE_RULES),
     stage3: new RuleScanner(INJECTION_RULES),
-    data: new RuleScanner(DATA_RULES),
-    all: new RuleScanner([...SENSITIVE_RULES, ...INJECTION_RULES, ...DATA_RULES]),
+    data: new RuleScanner(plain),
+    all: new RuleScanner([...SENSITIVE_RULES, ...INJECTION_RULES, ...plain]),
+    corroborated: new RuleScanner(DATA_RULES.filter((r) => r.corroborate)),
   };
   return scanners;
 }
@@ -61,9 +73,9 @@ export interface ContextScan {
  * Stages 2-3 as a write in `profile` gets them: the rules of its tiers (only strong injection rules
  * for an internal agent's instructions; the data rules too for content screened as data), then the learned signal over the text (folded when it
  * hides characters): at or above the profile's threshold it is an injection finding of type
- * learned_model spanning its most injection-like sentence. As data, the findings of the rules that
- * need corroboration (Rule.corroborate) are dropped when the learned signal read the text and
- * scored it under the model's corroboration floor. `model` is the shipped one unless the trainer
+ * learned_model spanning its most injection-like sentence. As data, the rules that need
+ * corroboration (Rule.corroborate) run after the learned signal, and not at all where it read the
+ * text and scored it under the model's corroboration floor. `model` is the shipped one unless the trainer
  * passes the one it is choosing thresholds for.
  */
 export function scanInContext(
@@ -73,10 +85,10 @@ export function scanInContext(
   model: LoadedModel = injectionModel(),
 ): ContextScan {
   const folded = stages.stage3 ? foldForScan(text) : text;
-  let findings =
-    profile === 'data' && stages.stage3
-      ? scanAsData(text, folded, stages.stage2)
-      : scanText(text, stages, stages.stage3 ? folded : undefined);
+  const asData = profile === 'data' && stages.stage3;
+  let findings = asData
+    ? scanAsData(text, folded, stages.stage2)
+    : scanText(text, stages, stages.stage3 ? folded : undefined);
   if (profile === 'instructions') {
     findings = findings.filter(
       (f) =>
@@ -87,9 +99,14 @@ export function scanInContext(
   if (!stages.stage3 || text.length === 0) return { findings, modelScore: 0 };
   const read = withoutSensitive(text, findings);
   const best = scoreWithModel(read === text ? folded : foldForScan(read), model);
-  // A score of 0 is a text the model did not read (too few words): no ground to drop a finding.
-  if (profile === 'data' && best.score > 0 && best.score < model.data.corroboration) {
-    findings = findings.filter((f) => !f.corroborate);
+  // The data rules that need corroboration: only where no other injection rule fired (its findings
+  // stand instead, as for every data rule) and the learned signal did not clear the text. A score of
+  // 0 is a text the model did not read (too few words): no ground to clear it. Their findings come
+  // last, where a single pass with every rule put them (the rules of their own set run last).
+  if (asData && !findings.some(isRuled) && !(best.score > 0 && best.score < model.data.corroboration)) {
+    const s = get().corroborated;
+    if (folded === text) findings.push(...s.scan(text));
+    else for (const f of s.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
   }
   if (best.score >= model.data.thresholds[profile]) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
@@ -99,6 +116,8 @@ export function scanInContext(
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
+/** An injection finding of a rule that is not a data rule: the data rules' findings then give way. */
+const isRuled = (f: Finding) => isInjection(f) && !f.data;
 
 /**
  * The text the learned signal reads: each secret or personal-data finding blanked (same length, so
@@ -172,15 +191,16 @@ function reportedQuote(text: string, start: number): boolean {
 }
 
 /**
- * The rules of every tier and the data rules, the latter only where no other injection rule fired:
- * for text without characters to fold (nearly all), one RE2 pass with every rule at once; otherwise
- * scanText, then the data rules over the folded text (their findings cover the whole text).
+ * The rules of every tier and the data rules (but those needing corroboration, which scanInContext
+ * runs after the learned signal), the latter only where no other injection rule fired: for text
+ * without characters to fold (nearly all), one RE2 pass with every rule at once; otherwise scanText,
+ * then the data rules over the folded text (their findings cover the whole text).
  */
 function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
   const s = get();
   if (folded === text) {
     const found = s.all.scan(text).filter((f) => stage2 || f.category === 'injection');
-    const ruled = found.some((f) => isInjection(f) && !f.data);
+    const ruled = found.some(isRuled);
     return ruled ? found.filter((f) => !f.data) : found;
   }
   const findings = scanText(text, { stage2, stage3: true }, folded);
