@@ -307,10 +307,12 @@ export const ROUND_14 = roundSet(14, 'validation');
  */
 export const ROUND_15 = roundSet(15, 'dev');
 /**
- * Round 16's sealed set: scored by the bench as aggregates only, never read by training, absent
- * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
+ * Round 16's sealed set (engram-r16-sealed) was scored once at the end of round 15 (its data cards)
+ * and is read by nothing until a later round retires it into validation or dev. Round 17's sealed
+ * set: scored by the bench as aggregates only, never read by training, absent until the lead adds
+ * it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_16_SEALED: EngramRound = { ...roundSet(16, 'sealed'), layout: 'per-split' };
+export const ROUND_17_SEALED: EngramRound = { ...roundSet(17, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
