@@ -30,21 +30,6 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === NL || c === CR;
 }
 
-/**
- * What segmentsOf needs to know of an ASCII character: SPACE (white space, not visible text), and
- * STOP (a character that may end a segment or open a redaction token: newline, `.`, `!`, `?`, `[`).
- * One table load per character and a branch taken only at those few: on varied 2 KB memories the
- * comparisons per character cost more than the rest of the function.
- */
-const SPACE = 1;
-const STOP = 2;
-const SEGMENT_FLAGS = new Uint8Array(128);
-SEGMENT_FLAGS[32] = SPACE;
-SEGMENT_FLAGS[9] = SPACE;
-SEGMENT_FLAGS[CR] = SPACE;
-SEGMENT_FLAGS[NL] = SPACE | STOP;
-for (const c of [46, 33, 63, 91]) SEGMENT_FLAGS[c] = STOP;
-
 /** Pushes text[start, end) trimmed of white space, cut every MAX_SEGMENT characters. */
 function pushSegment(text: string, start: number, end: number, out: Segment[]): void {
   let s = start;
@@ -55,39 +40,84 @@ function pushSegment(text: string, start: number, end: number, out: Segment[]): 
 }
 
 /**
+ * Where a redaction token that opens at `i` ends (its `]`), or -1 when none opens there. A token is
+ * a space to the features (collect), so it is no visible text here either: a redacted copy is cut
+ * into the same segments as the text it came from.
+ */
+function tokenClose(text: string, i: number): number {
+  return text.startsWith(REDACTED, i) ? text.indexOf(']', i) : -1;
+}
+
+/**
+ * Whether text[start, end) holds at least `min` visible characters (not ASCII white space, outside
+ * redaction tokens), counting only as far as it needs to.
+ */
+function hasVisible(text: string, start: number, end: number, min: number): boolean {
+  if (end - start < min) return false;
+  let visible = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91) {
+      const close = tokenClose(text, i);
+      if (close > 0) {
+        i = close;
+        continue;
+      }
+    }
+    if (!isSpace(c) && ++visible >= min) return true;
+  }
+  return false;
+}
+
+/** The characters that may end a segment or open a redaction token. */
+const STOPS = ['\n', '.', '!', '?', '['];
+
+/** The next stop (STOPS) at or after a position, from the native indexOf, one search per stop kind. */
+class Stops {
+  /** Where the next of each kind of stop is (the text's length when there is none). */
+  private readonly next = [-1, -1, -1, -1, -1];
+
+  constructor(private readonly text: string) {}
+
+  /** The first stop at or after `from` (the text's length when none is left). */
+  at(from: number): number {
+    const { next, text } = this;
+    let best = text.length;
+    for (let k = 0; k < STOPS.length; k++) {
+      if (next[k]! < from) {
+        const at = text.indexOf(STOPS[k]!, from);
+        next[k] = at < 0 ? text.length : at;
+      }
+      if (next[k]! < best) best = next[k]!;
+    }
+    return best;
+  }
+}
+
+/**
  * Lines and sentences of a text. A sentence ends at `.`, `!` or `?` followed by white space (so
- * "example.com" and "v1.2" stay whole); a line ends at a newline. Short pieces join the next one;
- * long ones are cut at MAX_SEGMENT.
+ * "example.com" and "v1.2" stay whole); a line ends at a newline. Short pieces (fewer than
+ * MIN_SEGMENT visible characters) join the next one; long ones are cut at MAX_SEGMENT. The stops are
+ * found by the native indexOf and the visible characters counted only where a piece could end: on
+ * varied 2 KB memories a loop over every character cost more than the rest of the function.
  */
 export function segmentsOf(text: string): Segment[] {
   const out: Segment[] = [];
   const n = text.length;
+  const stops = new Stops(text);
   let start = 0;
-  let visible = 0;
-  // No closure over the loop's variables: a captured variable lives in a heap context, and this
-  // loop runs over every character of every write.
-  for (let i = 0; i < n; i++) {
+  for (let i = stops.at(0); i < n; i = stops.at(i + 1)) {
     const c = text.charCodeAt(i);
-    const flags = c < 128 ? SEGMENT_FLAGS[c]! : 0;
-    visible += 1 - (flags & SPACE);
-    if ((flags & STOP) === 0) continue;
     if (c === 91) {
-      // A redaction token is a space to the features (collect), so it is no visible text here
-      // either: a redacted copy is cut into the same segments as the text it came from.
-      if (text.startsWith(REDACTED, i)) {
-        const close = text.indexOf(']', i);
-        if (close > 0) {
-          visible--;
-          i = close;
-        }
-      }
+      const close = tokenClose(text, i);
+      if (close > 0) i = close;
       continue;
     }
+    if (c !== NL && !(i + 1 < n && isSpace(text.charCodeAt(i + 1)))) continue;
     // Too short to stand alone: the piece joins the next sentence or line.
-    if (visible < MIN_SEGMENT || (c !== NL && !(i + 1 < n && isSpace(text.charCodeAt(i + 1))))) continue;
+    if (!hasVisible(text, start, i + 1, MIN_SEGMENT)) continue;
     pushSegment(text, start, i + 1, out);
     start = i + 1;
-    visible = 0;
   }
   if (start < n) pushSegment(text, start, n, out);
   if (out.length === 0 && n > 0) out.push({ start: 0, end: n });
