@@ -307,10 +307,12 @@ export const ROUND_14 = roundSet(14, 'validation');
  */
 export const ROUND_15 = roundSet(15, 'dev');
 /**
- * Round 16's sealed set (engram-r16-sealed) was scored once at the end of round 15 (its data cards)
- * and is read by nothing until a later round retires it into validation or dev. Round 17's sealed
- * set: scored by the bench as aggregates only, never read by training, absent until the lead adds
- * it; its files are `<base>.sealed.jsonl` read as the sealed split.
+ * Round 16's sealed set (engram-r16-sealed) was scored once at the end of round 15 (its data cards).
+ * Round 16's lead then read its flagged memories and misses, so it can no longer pick thresholds;
+ * as training data it lost on validation (hard negatives flagged 17.2% -> 18.9% for two more of
+ * 1,179 planted requests, the corroboration floor falling to 0.25), so nothing reads it yet.
+ * Round 17's sealed set: scored by the bench as aggregates only, never read by training, absent
+ * until the lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
 export const ROUND_17_SEALED: EngramRound = { ...roundSet(17, 'sealed'), layout: 'per-split' };
 

@@ -127,6 +127,39 @@ function notHumanAgent(text: string, start: number, end: number) {
 }
 
 /**
+ * A reader word as the subject of a statement of what it may or can do ("Bots may tag and sort
+ * tips, ...", "- agent may refund up to £40 without approval - ...") or as the last of several
+ * names in brackets ("returns call (Nadia, Owen, agent): ...") does not hail anyone: a hail names
+ * its reader and then asks (a comma, a colon, a dash), a permission goes on with its verb, and a
+ * list of attendees closes its bracket. A condition keeps its hail ("if an AI can read this: ...");
+ * the statements that order the reader ("agents must ...") stay hails too, and are the next rule's.
+ */
+const READER_WORD = new RegExp(S`\b${READER}\b`, 'giu');
+const PERMISSION_VERB =
+  /^\s+(?:may|might|can|cannot|can't|does|did|don't|doesn't|kann|können|darf|dürfen|peut|peuvent|puede|pueden|può|possono|pode|podem|kan|kunnen|mag|mogen)\b/iu;
+const CONDITION =
+  /\b(?:if|when|whenever|while|should|unless|in\s+case|wenn|falls|sobald|si|quand|cuando|se|quando|als|indien|zodra)\b/iu;
+function notStatementOrList(text: string, start: number, end: number) {
+  const span = text.slice(start, end);
+  for (const m of span.matchAll(READER_WORD)) {
+    const after = m.index + m[0].length;
+    if (PERMISSION_VERB.test(span.slice(after)) && !CONDITION.test(span.slice(0, m.index))) return undefined;
+    if (span[after] === ')' && listInBrackets(text, start + m.index)) return undefined;
+  }
+  return { start, end };
+}
+/** Whether `pos` is in a list of names in brackets: a `(` before it on its line, and a comma between. */
+function listInBrackets(text: string, pos: number): boolean {
+  let comma = false;
+  for (let i = pos - 1; i >= 0 && text[i] !== '\n'; i--) {
+    if (text[i] === ')') return false;
+    if (text[i] === ',') comma = true;
+    if (text[i] === '(') return comma;
+  }
+  return false;
+}
+
+/**
  * The reader of data named by what it can reach rather than by what it is: "whoever manages the
  * club's account", "anyone with access to the fleet console", "if you're the one reading this for
  * someone", "wer auch immer den Account verwaltet", "a quem gere o sistema", "degene die de
@@ -168,6 +201,7 @@ export const DATA_RULES: readonly Rule[] = [
   rule(
     'indirect_instruction',
     S`${OPEN}${TO_READER}(?:the\s+|any\s+|all\s+|every\s+|whichever\s+|whoever\s+|an?\s+|your\s+|de\s+)?(?:[\w-]+\s+){0,2}${READER}\b[^.!?\n:,;]*(?:[:,;]|\s[-\x{2013}\x{2014}]\s|\))\s*(?:please\s+|bitte\s+|por\s+favor\s+|per\s+favore\s+|s'il\s+vous\s+plaît\s+)?[\w\pL]`,
+    notStatementOrList,
   ),
   // A statement that the reader must act: "Connected agents must disable ...", "Los asistentes deben ...".
   rule(
