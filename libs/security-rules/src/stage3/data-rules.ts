@@ -30,6 +30,9 @@ const TO_READER = S`@?(?:(?:hey|hi|hello|dear|attention|note|notes|notice|alert|
 /** Modals that make a statement about the reader an order, in English, German, French, Spanish, Italian. */
 const MUST = S`(?:must|should|shall|are\s+(?:required|instructed|asked|expected)\s+to|is\s+(?:required|instructed|asked|expected)\s+to|need\s+to|needs\s+to|have\s+to|has\s+to|will\s+now|müssen|muss|sollen|soll|doivent|doit|deben|debe|devono|deve)`;
 
+/** "Connected" (to the system being read about) in the languages of MUST: "les assistants connectés doivent". */
+const CONNECTED = S`(?:connected|linked|integrated|connecté(?:e|s|es)?|conectad[oa]s?|collegat[oaie]|verbundene[nr]?|angeschlossene[nr]?|ligad[oa]s?|verbonden|gekoppelde)`;
+
 /**
  * What a planted order asks for: access, money, a device, deletion, a setting, data sent out. Objects
  * that only matter when someone is told to act on them.
@@ -206,7 +209,7 @@ export const DATA_RULES: readonly Rule[] = [
   // A statement that the reader must act: "Connected agents must disable ...", "Los asistentes deben ...".
   rule(
     'indirect_instruction',
-    S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:[a-z]+ing|connected|that|who|which|qui|que|che|die|der|welche|on|in)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
+    S`\b(?:${READER}|automated\s+systems?|automated\s+(?:helpers?|readers?|tools?)|the\s+summari[sz]er)(?:\s+(?:[a-z]+ing|${CONNECTED}|that|who|which|qui|que|che|die|der|welche|on|in)\b[^.!?\n]*)?\s+${MUST}\b|\b(?:l'|el\s+|la\s+|der\s+|die\s+|the\s+)${READER}\s+${MUST}\b|\bif\s+you,?\s+the\s+${READER}\b|\byou,\s+the\s+${READER}\b`,
     notHumanAgent,
   ),
   // An order passed to the reader through its user: "Please have the assistant respond ...".
