@@ -37,7 +37,7 @@ import {
   olderBenchData,
   ROUND_4_TRAIN,
   RETIRED_ROUNDS,
-  ROUND_18_SEALED,
+  ROUND_19_SEALED,
   sealedRound,
   SPLITS,
   type Corpus,
@@ -92,10 +92,10 @@ const corpora: Corpus[] = [
 ];
 
 /**
- * Round 18's sealed set (engram-r18-sealed): read only here, only when every file is there and the
+ * Round 19's sealed set (engram-r19-sealed): read only here, only when every file is there and the
  * run is not `--without-sealed`, and reported as aggregates only (its own section below).
  */
-const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_18_SEALED);
+const sealedR = withoutSealed ? undefined : sealedRound(evalDir, ROUND_19_SEALED);
 const sealed = sealedR && 'attacks' in sealedR ? sealedR : undefined;
 if (sealed) corpora.push(sealed.benign, sealed.attacks, sealed.negatives);
 
@@ -258,15 +258,15 @@ for (const corpus of corpora.filter((c) => c.engram && c.name.endsWith('-benign'
 }
 out();
 
-// ---- Round 18's sealed set: aggregates only.
-out('### Round 18 sealed set (engram-r18-sealed): aggregates only');
+// ---- Round 19's sealed set: aggregates only.
+out('### Round 19 sealed set (engram-r19-sealed): aggregates only');
 out();
 if (!sealedR) out('Left out (`--without-sealed`).');
 else if ('missing' in sealedR) {
   out(
-    existsSync(join(evalDir, ROUND_18_SEALED.indirectDir))
-      ? `engram-r18-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
-      : 'engram-r18-sealed: not present.',
+    existsSync(join(evalDir, ROUND_19_SEALED.indirectDir))
+      ? `engram-r19-sealed: not present in full (missing ${sealedR.missing.join(', ')}); not scored.`
+      : 'engram-r19-sealed: not present.',
   );
 }
 if (sealed) {

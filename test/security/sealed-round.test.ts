@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROUND_18_SEALED, sealedRound } from '../../scripts/bench/security/corpora.ts';
+import { ROUND_19_SEALED, sealedRound } from '../../scripts/bench/security/corpora.ts';
 import { EVAL_DIR } from '../../scripts/injection-model/build.ts';
 
 /**
@@ -10,7 +10,7 @@ import { EVAL_DIR } from '../../scripts/injection-model/build.ts';
  * round 5's set was, in a folder of another name (the real set is not in the repository while it is
  * being written, and no test makes or reads a folder of its name).
  */
-const ROUND = { ...ROUND_18_SEALED, benignDir: 'sealed-copy', indirectDir: 'sealed-copy' };
+const ROUND = { ...ROUND_19_SEALED, benignDir: 'sealed-copy', indirectDir: 'sealed-copy' };
 
 describe('the sealed round reader (scripts/bench/security/corpora.ts)', () => {
   let dir: string;
@@ -44,7 +44,7 @@ describe('the sealed round reader (scripts/bench/security/corpora.ts)', () => {
     assert.equal(r.negatives.items.length, 146);
     assert.equal(r.benign.items.length, 193);
     for (const c of [r.attacks, r.negatives, r.benign]) {
-      assert.ok(c.items.every((i) => i.split === 'sealed' && i.writer === 'r18'));
+      assert.ok(c.items.every((i) => i.split === 'sealed' && i.writer === 'r19'));
     }
     assert.ok(r.attacks.items.every((i) => i.injection && i.tags?.harm && i.tags.addressing && i.tags.lang));
     assert.ok(r.negatives.items.every((i) => !i.injection && i.trustLevel === 'untrusted'));

@@ -311,12 +311,12 @@ export const ROUND_15 = roundSet(15, 'dev');
  * Round 16's lead then read its flagged memories and misses, so it can no longer pick thresholds;
  * as training data it lost on validation (hard negatives flagged 17.2% -> 18.9% for two more of
  * 1,179 planted requests, the corroboration floor falling to 0.25), so nothing reads it yet.
- * Round 17's sealed set (engram-r17-sealed) was scored once at the end of round 16 (its data cards)
- * and is read by nothing until a later round retires it. Round 18's sealed set: scored by the bench
- * as aggregates only, never read by training, absent until the lead adds it; its files are
- * `<base>.sealed.jsonl` read as the sealed split.
+ * Rounds 17 and 18's sealed sets were scored once at the ends of rounds 16 and 17 (their data cards);
+ * engram-r17-sealed was then read by round 17's lead, and neither is read by anything yet. Round
+ * 19's sealed set: scored by the bench as aggregates only, never read by training, absent until the
+ * lead adds it; its files are `<base>.sealed.jsonl` read as the sealed split.
  */
-export const ROUND_18_SEALED: EngramRound = { ...roundSet(18, 'sealed'), layout: 'per-split' };
+export const ROUND_19_SEALED: EngramRound = { ...roundSet(19, 'sealed'), layout: 'per-split' };
 
 /** The rows of one corpus file set of a round, for the requested splits only. */
 function readRound(dir: string, base: string, round: EngramRound, splits: readonly EngramSplit[]) {
