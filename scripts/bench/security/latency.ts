@@ -51,6 +51,7 @@ export function adversarialInputs(length = 50_000): { name: string; text: string
       text: ('-----BEGIN PRIVATE KEY-----\n' + fill('QUJD')).slice(0, length),
     },
     { name: '"\\n" escapes repeated', text: fill('\\n ') },
+    { name: 'line breaks only', text: fill('\n') },
     { name: 'your response ... repeated (gap rules)', text: fill('add it in your ') },
   ];
 }

@@ -57,7 +57,7 @@ export function scanText(text: string, stages: StageSwitches, folded?: string): 
   if (stages.stage3 && !findings.some((f) => f.category === 'injection')) {
     const plain = folded ?? foldForScan(text);
     if (plain !== text) {
-      for (const f of s.stage3.scan(plain)) findings.push({ ...f, start: 0, end: text.length });
+      findings.push(...coveringWhole(s.stage3.scan(plain), text));
     }
   }
   return findings;
@@ -105,8 +105,7 @@ export function scanInContext(
   // last, where a single pass with every rule put them (the rules of their own set run last).
   if (asData && !findings.some(isRuled) && !(best.score > 0 && best.score < model.data.corroboration)) {
     const s = get().corroborated;
-    if (folded === text) findings.push(...s.scan(text));
-    else for (const f of s.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
+    findings.push(...(folded === text ? s.scan(text) : coveringWhole(s.scan(folded), text)));
   }
   if (best.score >= model.data.thresholds[profile]) {
     const span = folded === text ? { start: best.start, end: best.end } : { start: 0, end: text.length };
@@ -116,6 +115,9 @@ export function scanInContext(
 }
 
 const isInjection = (f: Finding) => f.category === 'injection';
+/** Findings on a folded copy, whose offsets do not map back: each covers the whole text. */
+const coveringWhole = (found: readonly Finding[], text: string) =>
+  found.map((f) => ({ ...f, start: 0, end: text.length }));
 /** An injection finding of a rule that is not a data rule: the data rules' findings then give way. */
 const isRuled = (f: Finding) => isInjection(f) && !f.data;
 
@@ -205,7 +207,7 @@ function scanAsData(text: string, folded: string, stage2: boolean): Finding[] {
   }
   const findings = scanText(text, { stage2, stage3: true }, folded);
   if (!findings.some(isInjection)) {
-    for (const f of s.data.scan(folded)) findings.push({ ...f, start: 0, end: text.length });
+    findings.push(...coveringWhole(s.data.scan(folded), text));
   }
   return findings;
 }

@@ -144,9 +144,11 @@ const CONDITION =
   /\b(?:if|when|whenever|while|should|unless|in\s+case|wenn|falls|sobald|si|quand|cuando|se|quando|als|indien|zodra)\b/iu;
 function notStatementOrList(text: string, start: number, end: number) {
   const span = text.slice(start, end);
+  const condition = span.search(CONDITION);
   for (const m of span.matchAll(READER_WORD)) {
     const after = m.index + m[0].length;
-    if (PERMISSION_VERB.test(span.slice(after)) && !CONDITION.test(span.slice(0, m.index))) return undefined;
+    const framed = condition >= 0 && condition < m.index;
+    if (!framed && PERMISSION_VERB.test(span.slice(after))) return undefined;
     if (span[after] === ')' && listInBrackets(text, start + m.index)) return undefined;
   }
   return { start, end };
